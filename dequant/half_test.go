@@ -1,0 +1,180 @@
+package dequant
+
+import (
+	"encoding/binary"
+	"math"
+	"path/filepath"
+	"testing"
+)
+
+func TestHalfFromFloat32Cases(t *testing.T) {
+	tests := []struct {
+		name string
+		in   float32
+		want uint16
+	}{
+		{"+0", 0, 0x0000},
+		{"-0", float32(math.Copysign(0, -1)), 0x8000},
+		{"1", 1, 0x3c00},
+		{"-2", -2, 0xc000},
+		{"max half", 65504, 0x7bff},
+		{"below overflow tie", 65519.996, 0x7bff},
+		{"overflow tie rounds to inf", 65520, 0x7c00},
+		{"big", 1e10, 0x7c00},
+		{"-big", -1e10, 0xfc00},
+		{"+inf", float32(math.Inf(1)), 0x7c00},
+		{"-inf", float32(math.Inf(-1)), 0xfc00},
+		{"NaN", math.Float32frombits(0x7fc00001), 0x7e00},
+		{"-NaN", math.Float32frombits(0xffa00000), 0xfe00},
+		{"signalling NaN", math.Float32frombits(0x7f800001), 0x7e00},
+		{"min normal", 0x1p-14, 0x0400},
+		{"max subnormal", 0x3ffp-24, 0x03ff},
+		{"min subnormal", 0x1p-24, 0x0001},
+		{"half of min subnormal ties to 0", 0x1p-25, 0x0000},
+		{"just above half of min subnormal", math.Nextafter32(0x1p-25, 1), 0x0001},
+		{"1.5 min subnormal ties to even (2)", 0x3p-25, 0x0002},
+		{"2.5 min subnormal ties to even (2)", 0x5p-25, 0x0002},
+		{"float subnormal", math.Float32frombits(1), 0x0000},
+		{"-float subnormal", -math.Float32frombits(1), 0x8000},
+		{"1 + 2^-11 ties to even (1)", 1 + 0x1p-11, 0x3c00},
+		{"1 + 3*2^-11 ties to even (1+2^-9)", 1 + 0x3p-11, 0x3c02},
+		{"subnormal-normal boundary rounds up", 0x1p-14 - 0x1p-26, 0x0400},
+		{"one third", 1.0 / 3, 0x3555},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := HalfFromFloat32(tc.in); got != tc.want {
+				t.Errorf("HalfFromFloat32(%g = %#08x) = %#04x, want %#04x", tc.in, math.Float32bits(tc.in), got, tc.want)
+			}
+		})
+	}
+}
+
+// TestHalfFromFloat32Golden checks ggml's own fp32 -> fp16 results.
+func TestHalfFromFloat32Golden(t *testing.T) {
+	for _, e := range readTestManifest(t) {
+		if e.Variant != "conversion" {
+			continue
+		}
+		dir := filepath.Join(goldenDir, "dequant")
+		in := float32s(readTestFile(t, dir, e.InputF32))
+		out := readTestFile(t, dir, e.OutputF16)
+		if len(in) != e.Count || len(out) != 2*e.Count {
+			t.Fatalf("%s: %d inputs, %d output bytes, count %d", e.Name, len(in), len(out), e.Count)
+		}
+		bad := 0
+		for i, f := range in {
+			want := binary.LittleEndian.Uint16(out[2*i:])
+			if got := HalfFromFloat32(f); got != want {
+				if bad++; bad <= 10 {
+					t.Errorf("%s[%d]: HalfFromFloat32(%#08x) = %#04x, want %#04x", e.Name, i, math.Float32bits(f), got, want)
+				}
+			}
+		}
+		if bad > 0 {
+			t.Errorf("%s: %d of %d conversions differ", e.Name, bad, len(in))
+		}
+		return
+	}
+	t.Fatal("no conversion entry in the test manifest")
+}
+
+// widenDirect is an independent formula for binary16 -> binary32.
+func widenDirect(h uint16) uint32 {
+	sign := 1.0
+	if h&0x8000 != 0 {
+		sign = -1
+	}
+	e, m := int(h>>10&31), float64(h&0x3ff)
+	switch {
+	case e == 31 && m == 0:
+		return math.Float32bits(float32(math.Inf(int(sign))))
+	case e == 31:
+		return uint32(h&0x8000)<<16 | 0x7fc00000 | uint32(h&0x3ff)<<13
+	case e == 0:
+		return math.Float32bits(float32(sign * math.Ldexp(m, -24)))
+	}
+	return math.Float32bits(float32(sign * math.Ldexp(1024+m, e-25)))
+}
+
+func TestFloat32FromHalfAll(t *testing.T) {
+	for i := 0; i < 1<<16; i++ {
+		h := uint16(i)
+		got := math.Float32bits(Float32FromHalf(h))
+		if want := widenDirect(h); got != want {
+			t.Fatalf("Float32FromHalf(%#04x) = %#08x, want %#08x", h, got, want)
+		}
+		// Every non-NaN half survives the round trip.
+		if h&0x7c00 != 0x7c00 || h&0x3ff == 0 {
+			if back := HalfFromFloat32(Float32FromHalf(h)); back != h {
+				t.Fatalf("HalfFromFloat32(Float32FromHalf(%#04x)) = %#04x", h, back)
+			}
+		}
+	}
+}
+
+// TestHalfFromFloat32Exhaustive compares, for every 2^16-th float32 pattern
+// plus neighbourhoods of every half boundary, against rounding in float64.
+func TestHalfFromFloat32Exhaustive(t *testing.T) {
+	check := func(b uint32) {
+		f := math.Float32frombits(b)
+		got := HalfFromFloat32(f)
+		if f != f {
+			if got&0x7fff != 0x7e00 || got&0x8000 != uint16(b>>16)&0x8000 {
+				t.Fatalf("HalfFromFloat32(NaN %#08x) = %#04x", b, got)
+			}
+			return
+		}
+		want := float32(roundHalf64(float64(f)))
+		if math.Float32bits(Float32FromHalf(got)) != math.Float32bits(want) {
+			t.Fatalf("HalfFromFloat32(%#08x = %g) = %#04x, float64 rounding gives %g", b, f, got, want)
+		}
+	}
+	for b := uint64(0); b < 1<<32; b += 1 << 16 {
+		check(uint32(b))
+	}
+	for h := uint32(0); h < 0x7c00; h++ {
+		c := math.Float32bits(Float32FromHalf(uint16(h)))
+		for _, s := range []uint32{0, 0x80000000} {
+			for d := uint32(0); d < 4; d++ {
+				check((c | s) + d)
+				check((c | s) - d)
+				check((c | s) + 1<<12 - d) // around the midpoint to the next half
+				check((c | s) + 1<<12 + d)
+			}
+		}
+	}
+}
+
+// roundHalf64 rounds x to binary16 (nearest, ties to even) in float64
+// arithmetic, independently of the bit manipulation in HalfFromFloat32.
+func roundHalf64(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) || x == 0 {
+		return x
+	}
+	a := math.Abs(x)
+	quantum := 0x1p-24 // subnormal spacing
+	if a >= 0x1p-14 {
+		_, e := math.Frexp(a) // a = f * 2^e, f in [0.5, 1): 11 significant bits -> spacing 2^(e-11)
+		quantum = math.Ldexp(1, e-11)
+	}
+	r := math.RoundToEven(a/quantum) * quantum
+	if r > 65504 {
+		r = math.Inf(1)
+	}
+	return math.Copysign(r, x)
+}
+
+func TestRoundHalf(t *testing.T) {
+	tests := []struct{ in, want float32 }{
+		{1, 1},
+		{0.1, 0.0999755859375},
+		{70000, float32(math.Inf(1))},
+		{-1e-9, float32(math.Copysign(0, -1))},
+	}
+	for _, tc := range tests {
+		if got := RoundHalf(tc.in); math.Float32bits(got) != math.Float32bits(tc.want) {
+			t.Errorf("RoundHalf(%g) = %g, want %g", tc.in, got, tc.want)
+		}
+	}
+}

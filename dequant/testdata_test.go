@@ -1,0 +1,82 @@
+package dequant
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Helpers reading the committed trimmed golden set under testdata/golden (see
+// its README.md). The golden package has the full, validating reader; these
+// are deliberately minimal so that the dequant tests depend on nothing else.
+
+const goldenDir = "testdata/golden"
+
+type testDescriptor struct {
+	File   string `json:"file"`
+	Bytes  int    `json:"bytes"`
+	SHA256 string `json:"sha256"`
+}
+
+type testEntry struct {
+	Name             string          `json:"name"`
+	Type             string          `json:"type"`
+	Variant          string          `json:"variant"`
+	NBlocks          int             `json:"n_blocks"`
+	BlockBytes       int             `json:"block_bytes"`
+	ElementsPerBlock int             `json:"elements_per_block"`
+	SourceBlocks     []int           `json:"source_blocks"`
+	Blocks           *testDescriptor `json:"blocks"`
+	F32              *testDescriptor `json:"f32"`
+	Count            int             `json:"count"`
+	InputF32         *testDescriptor `json:"input_f32"`
+	OutputF16        *testDescriptor `json:"output_f16"`
+}
+
+// readTestFile reads a file named by a descriptor and checks size and digest.
+func readTestFile(t *testing.T, dir string, d *testDescriptor) []byte {
+	t.Helper()
+	if d == nil {
+		t.Fatalf("missing file descriptor in %s", dir)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, d.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	if len(b) != d.Bytes || hex.EncodeToString(sum[:]) != d.SHA256 {
+		t.Fatalf("%s: %d bytes sha256 %x, manifest says %d bytes sha256 %s", d.File, len(b), sum, d.Bytes, d.SHA256)
+	}
+	return b
+}
+
+func readTestManifest(t *testing.T) []testEntry {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(goldenDir, "dequant", "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Entries []testEntry `json:"entries"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Entries) == 0 {
+		t.Fatal("no entries in the test manifest")
+	}
+	return m.Entries
+}
+
+func float32s(b []byte) []float32 {
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}

@@ -1,0 +1,152 @@
+// Package dequant decodes ggml weight blocks the way the Metal mat-mat kernels
+// (kernel_mul_mm, kernel_mul_mm_id) do: 16 consecutive weights per call, chosen by
+// a chunk index il, computed in float32 (bit-exact with ggml), in one of two
+// codebook-read strategies. It also reports, as data, what one 16-value chunk costs
+// (loads by width and address space, ALU instructions), which the timing engine
+// consumes. It knows nothing about tiles.
+package dequant
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Type is a ggml tensor element type that the mat-mat kernels read as weights (src0).
+type Type uint8
+
+// The weight types metalsim decodes. F32 and F16 are passthrough types whose
+// "block" is the 16-element matrix the Metal kernels address (float4x4 / half4x4).
+const (
+	F32 Type = iota
+	F16
+	Q4_0
+	Q8_0
+	IQ2_XXS
+	IQ2_XS
+	IQ2_S
+	IQ3_XXS
+	IQ3_S
+	numTypes
+)
+
+// Layout describes how a type lies in memory: BlockBytes bytes hold BlockWeights
+// consecutive weights of one row (ggml's block struct, or the 16-element matrix
+// for the passthrough types).
+type Layout struct {
+	Name         string // ggml type name, as in kernel names and test-backend-ops
+	GGMLTypeID   int    // ggml's enum ggml_type value
+	BlockBytes   int    // bytes of one block
+	BlockWeights int    // weights in one block
+}
+
+var layouts = [numTypes]Layout{
+	F32:     {"f32", 0, 64, 16},
+	F16:     {"f16", 1, 32, 16},
+	Q4_0:    {"q4_0", 2, 18, 32},
+	Q8_0:    {"q8_0", 8, 34, 32},
+	IQ2_XXS: {"iq2_xxs", 16, 66, 256},
+	IQ2_XS:  {"iq2_xs", 17, 74, 256},
+	IQ2_S:   {"iq2_s", 22, 82, 256},
+	IQ3_XXS: {"iq3_xxs", 18, 98, 256},
+	IQ3_S:   {"iq3_s", 21, 110, 256},
+}
+
+// Types returns every supported type in a fixed order.
+func Types() []Type {
+	out := make([]Type, numTypes)
+	for i := range out {
+		out[i] = Type(i)
+	}
+	return out
+}
+
+// Valid reports whether t is one of the supported types.
+func (t Type) Valid() bool { return t < numTypes }
+
+// Layout returns the memory layout of t. It panics on an invalid Type, which
+// can only be made by converting an unchecked integer; use ParseType for input.
+func (t Type) Layout() Layout { return layouts[t] }
+
+// String returns ggml's name of the type ("q4_0", "iq2_xs", ...).
+func (t Type) String() string {
+	if !t.Valid() {
+		return fmt.Sprintf("Type(%d)", uint8(t))
+	}
+	return layouts[t].Name
+}
+
+// Chunks returns nl, the number of 16-weight chunks in one block (the range of il).
+func (t Type) Chunks() int { return layouts[t].BlockWeights / 16 }
+
+// Quantized reports whether t is a block-quantized type (not f32/f16).
+func (t Type) Quantized() bool { return t != F32 && t != F16 }
+
+// Codebook reports whether t decodes through an iq codebook grid, i.e. whether the
+// codebook-read Strategy changes anything for it.
+func (t Type) Codebook() bool {
+	switch t {
+	case IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S:
+		return true
+	}
+	return false
+}
+
+// RowBytes returns the bytes of one row of k weights, or an error naming k when k
+// is not a positive multiple of the block size.
+func (t Type) RowBytes(k int) (int, error) {
+	l := layouts[t]
+	if k <= 0 || k%l.BlockWeights != 0 {
+		return 0, fmt.Errorf("k = %d: must be a positive multiple of the %s block size %d", k, l.Name, l.BlockWeights)
+	}
+	return k / l.BlockWeights * l.BlockBytes, nil
+}
+
+// ParseType maps a ggml type name to a Type. The error lists the allowed names.
+func ParseType(s string) (Type, error) {
+	for i, l := range layouts {
+		if l.Name == s {
+			return Type(i), nil
+		}
+	}
+	names := make([]string, len(layouts))
+	for i, l := range layouts {
+		names[i] = l.Name
+	}
+	return 0, fmt.Errorf("unknown weight type %q (allowed: %s)", s, strings.Join(names, ", "))
+}
+
+// Strategy is how an iq dequantizer reads its codebook grid entries from constant
+// memory.
+type Strategy uint8
+
+const (
+	// ByteReads reads each grid entry byte by byte (4 or 8 uint8 loads) and looks
+	// the sign pattern up in ksigns_iq2xs, as upstream ggml does.
+	ByteReads Strategy = iota
+	// WordReads reads each grid entry as one (iq3: 4-byte entries) or two (iq2:
+	// 8-byte entries) little-endian uint32 words and computes the sign pattern as
+	// k | parity(k)<<7 instead of loading ksigns_iq2xs (llama.cpp PR #28301's
+	// first revision).
+	WordReads
+	numStrategies
+)
+
+var strategyNames = [numStrategies]string{"bytes", "words"}
+
+// String returns "bytes" or "words".
+func (s Strategy) String() string {
+	if s >= numStrategies {
+		return fmt.Sprintf("Strategy(%d)", uint8(s))
+	}
+	return strategyNames[s]
+}
+
+// ParseStrategy maps "bytes" or "words" to a Strategy.
+func ParseStrategy(s string) (Strategy, error) {
+	for i, n := range strategyNames {
+		if n == s {
+			return Strategy(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown codebook read strategy %q (allowed: bytes, words)", s)
+}

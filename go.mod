@@ -1,0 +1,3 @@
+module github.com/metalsim/metalsim
+
+go 1.26

@@ -1,0 +1,251 @@
+package golden
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/metalsim/metalsim/dequant"
+)
+
+// Variants of dequant manifest entries (golden README §3).
+const (
+	VariantQuantizer   = "quantizer"    // blocks made by ggml_quantize_chunk
+	VariantRandomBytes = "random_bytes" // uniformly random blocks with a random normal d
+	VariantEdgeScales  = "edge_scales"  // d from a fixed list of edge values
+	VariantConversion  = "conversion"   // the fp32 -> fp16 rounding set (no blocks)
+)
+
+// DequantManifest is dequant/manifest.json: block sets with ggml's float32
+// decoding of them, plus the fp32 -> fp16 conversion set.
+type DequantManifest struct {
+	FormatVersion int            `json:"format_version"`
+	Producer      Producer       `json:"producer"`
+	ByteOrder     string         `json:"byte_order"`
+	FileFormats   string         `json:"file_formats"`
+	ToFloat       string         `json:"to_float"`
+	Entries       []DequantEntry `json:"entries"`
+	Files         []Descriptor   `json:"files"`
+
+	// Dir is the directory the manifest was read from ("" after
+	// ParseDequantManifest); descriptors are relative to it.
+	Dir string `json:"-"`
+}
+
+// DequantEntry is one entry of DequantManifest.Entries: either a block set
+// (Variant quantizer, random_bytes or edge_scales: Type, the block counts,
+// Blocks and F32 are set) or the conversion set (Count, InputF32, OutputF16).
+type DequantEntry struct {
+	Name             string `json:"name"`
+	Type             string `json:"type"`
+	GGMLTypeID       int    `json:"ggml_type_id"`
+	Variant          string `json:"variant"`
+	Seed             string `json:"seed"`
+	NBlocks          int    `json:"n_blocks"`
+	BlockBytes       int    `json:"block_bytes"`
+	ElementsPerBlock int    `json:"elements_per_block"`
+	NElements        int    `json:"n_elements"`
+
+	Blocks          *Descriptor `json:"blocks"`     // n_blocks raw ggml blocks
+	F32             *Descriptor `json:"f32"`        // n_elements float32: ggml's to_float of Blocks
+	SourceF32       *Descriptor `json:"source_f32"` // quantizer only: the quantizer's input (optional)
+	Quantizer       *Quantizer  `json:"quantizer"`  // quantizer only (optional)
+	RowsDescription string      `json:"rows_description"`
+	DBitsPerBlock   []string    `json:"d_bits_per_block"`  // edge_scales: "0x...." per block
+	PayloadPerBlock []string    `json:"payload_per_block"` // edge_scales: "zeros", "ones", "random"
+	SourceBlocks    []int       `json:"source_blocks"`     // trimmed copies only: indices into the original set
+
+	Count     int         `json:"count"`      // conversion: number of values
+	InputF32  *Descriptor `json:"input_f32"`  // conversion: Count float32 inputs
+	OutputF16 *Descriptor `json:"output_f16"` // conversion: Count binary16 results
+
+	// DType is Type parsed by dequant.ParseType (block sets only).
+	DType dequant.Type `json:"-"`
+}
+
+// Quantizer describes how a quantizer block set was made.
+type Quantizer struct {
+	Function    string      `json:"function"`
+	NRows       int         `json:"nrows"`
+	NPerRow     int         `json:"n_per_row"`
+	Imatrix     *Descriptor `json:"imatrix"` // null for q4_0/q8_0
+	ImatrixRule string      `json:"imatrix_rule"`
+}
+
+// IsConversion reports whether e is the fp32 -> fp16 conversion entry.
+func (e *DequantEntry) IsConversion() bool { return e.Variant == VariantConversion }
+
+// ParseDequantManifest parses and validates the bytes of a dequant/manifest.json.
+// It does not look at the files; ReadDequantManifest does.
+func ParseDequantManifest(data []byte) (*DequantManifest, error) {
+	var m DequantManifest
+	if err := decodeJSON(data, &m); err != nil {
+		return nil, err
+	}
+	if err := m.validate(); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// ReadDequantManifest reads dir/manifest.json (dir is the dequant/ folder),
+// validates it and checks that every file of its files[] list exists in dir with
+// the stated size. Errors start with the manifest's path.
+func ReadDequantManifest(dir string) (*DequantManifest, error) {
+	data, path, err := readManifest(dir, "manifest.json")
+	if err != nil {
+		return nil, err
+	}
+	m, err := ParseDequantManifest(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := checkFiles(dir, m.Files); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	m.Dir = dir
+	return m, nil
+}
+
+func (m *DequantManifest) validate() error {
+	if err := (header{m.FormatVersion, m.Producer, m.ByteOrder}).validate(); err != nil {
+		return err
+	}
+	if len(m.Entries) == 0 {
+		return fmt.Errorf("entries: empty")
+	}
+	files, err := fileList(m.Files)
+	if err != nil {
+		return err
+	}
+	names := map[string]bool{}
+	for i := range m.Entries {
+		e := &m.Entries[i]
+		if err := e.validate(files); err != nil {
+			return fmt.Errorf("entries[%d] %q: %w", i, e.Name, err)
+		}
+		if names[e.Name] {
+			return fmt.Errorf("entries[%d] %q: name: duplicate", i, e.Name)
+		}
+		names[e.Name] = true
+	}
+	return nil
+}
+
+func (e *DequantEntry) validate(files map[string]Descriptor) error {
+	if e.Name == "" {
+		return fmt.Errorf("name: missing")
+	}
+	switch e.Variant {
+	case VariantConversion:
+		return e.validateConversion(files)
+	case VariantQuantizer, VariantRandomBytes, VariantEdgeScales:
+	default:
+		return fmt.Errorf("variant: %q is not one of %s, %s, %s, %s", e.Variant,
+			VariantQuantizer, VariantRandomBytes, VariantEdgeScales, VariantConversion)
+	}
+	t, err := dequant.ParseType(e.Type)
+	if err != nil {
+		return fmt.Errorf("type: %w", err)
+	}
+	if !t.Quantized() {
+		return fmt.Errorf("type: %q is not a block-quantized type", e.Type)
+	}
+	e.DType = t
+	l := t.Layout()
+	if e.GGMLTypeID != l.GGMLTypeID {
+		return fmt.Errorf("ggml_type_id: %d, but %s is %d", e.GGMLTypeID, t, l.GGMLTypeID)
+	}
+	if e.BlockBytes != l.BlockBytes {
+		return fmt.Errorf("block_bytes: %d, but %s blocks have %d bytes", e.BlockBytes, t, l.BlockBytes)
+	}
+	if e.ElementsPerBlock != l.BlockWeights {
+		return fmt.Errorf("elements_per_block: %d, but %s blocks have %d weights", e.ElementsPerBlock, t, l.BlockWeights)
+	}
+	const maxBlocks = 1 << 24 // keeps every size below well inside int64
+	if e.NBlocks <= 0 || e.NBlocks > maxBlocks {
+		return fmt.Errorf("n_blocks: %d, want 1..%d", e.NBlocks, maxBlocks)
+	}
+	if e.NElements != e.NBlocks*e.ElementsPerBlock {
+		return fmt.Errorf("n_elements: %d != n_blocks*elements_per_block = %d*%d = %d",
+			e.NElements, e.NBlocks, e.ElementsPerBlock, e.NBlocks*e.ElementsPerBlock)
+	}
+	for _, c := range []struct {
+		field    string
+		d        *Descriptor
+		required bool
+		bytes    int64
+	}{
+		{"blocks", e.Blocks, true, int64(e.NBlocks) * int64(e.BlockBytes)},
+		{"f32", e.F32, true, 4 * int64(e.NElements)},
+		{"source_f32", e.SourceF32, false, 4 * int64(e.NElements)},
+	} {
+		if err := checkDesc(c.field, c.d, c.required, c.bytes); err != nil {
+			return err
+		}
+		if err := listed(c.field, c.d, files); err != nil {
+			return err
+		}
+	}
+	if q := e.Quantizer; q != nil {
+		if q.NRows < 0 || q.NPerRow < 0 || q.NRows*q.NPerRow != e.NElements && e.SourceBlocks == nil {
+			return fmt.Errorf("quantizer: nrows*n_per_row = %d*%d, want n_elements = %d", q.NRows, q.NPerRow, e.NElements)
+		}
+		if err := checkDesc("quantizer.imatrix", q.Imatrix, false, -1); err != nil {
+			return err
+		}
+		if err := listed("quantizer.imatrix", q.Imatrix, files); err != nil {
+			return err
+		}
+	}
+	if e.DBitsPerBlock != nil {
+		if len(e.DBitsPerBlock) != e.NBlocks {
+			return fmt.Errorf("d_bits_per_block: %d values for n_blocks = %d", len(e.DBitsPerBlock), e.NBlocks)
+		}
+		for i, s := range e.DBitsPerBlock {
+			if _, err := parseHalfBits(s); err != nil {
+				return fmt.Errorf("d_bits_per_block[%d]: %w", i, err)
+			}
+		}
+	}
+	if e.PayloadPerBlock != nil && len(e.PayloadPerBlock) != e.NBlocks {
+		return fmt.Errorf("payload_per_block: %d values for n_blocks = %d", len(e.PayloadPerBlock), e.NBlocks)
+	}
+	if e.SourceBlocks != nil && len(e.SourceBlocks) != e.NBlocks {
+		return fmt.Errorf("source_blocks: %d values for n_blocks = %d", len(e.SourceBlocks), e.NBlocks)
+	}
+	return nil
+}
+
+func (e *DequantEntry) validateConversion(files map[string]Descriptor) error {
+	if e.Type != "" || e.Blocks != nil || e.F32 != nil {
+		return fmt.Errorf("variant: conversion entry must not have type, blocks or f32")
+	}
+	const maxCount = 1 << 28
+	if e.Count <= 0 || e.Count > maxCount {
+		return fmt.Errorf("count: %d, want 1..%d", e.Count, maxCount)
+	}
+	if err := checkDesc("input_f32", e.InputF32, true, 4*int64(e.Count)); err != nil {
+		return err
+	}
+	if err := checkDesc("output_f16", e.OutputF16, true, 2*int64(e.Count)); err != nil {
+		return err
+	}
+	if err := listed("input_f32", e.InputF32, files); err != nil {
+		return err
+	}
+	return listed("output_f16", e.OutputF16, files)
+}
+
+// parseHalfBits parses a binary16 bit pattern written "0x" + 4 hex digits.
+func parseHalfBits(s string) (uint16, error) {
+	h, ok := strings.CutPrefix(s, "0x")
+	if !ok || len(h) != 4 {
+		return 0, fmt.Errorf("%q: want 0x and 4 hex digits", s)
+	}
+	v, err := strconv.ParseUint(h, 16, 16)
+	if err != nil {
+		return 0, fmt.Errorf("%q: %w", s, err)
+	}
+	return uint16(v), nil
+}

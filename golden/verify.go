@@ -1,0 +1,370 @@
+package golden
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/metalsim/metalsim/dequant"
+)
+
+// Result is one checked item, one line of `simrun golden` output.
+type Result struct {
+	Set    string // "tables" or "dequant" (the lead's VerifyMulMatID adds "mulmatid")
+	Name   string // table name, "<entry>/<strategy>", "fp32_to_fp16" or "fp16_to_fp32"
+	Pass   bool
+	Detail string // what was compared and, on failure, the first difference
+}
+
+// String formats r as "PASS set/name: detail" (or FAIL).
+func (r Result) String() string {
+	verdict := "PASS"
+	if !r.Pass {
+		verdict = "FAIL"
+	}
+	return fmt.Sprintf("%s %s/%s: %s", verdict, r.Set, r.Name, r.Detail)
+}
+
+// dirExists reports whether path is a directory; errors other than "does not
+// exist" are returned.
+func dirExists(path string) (bool, error) {
+	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !st.IsDir() {
+		return false, fmt.Errorf("%s: not a directory", path)
+	}
+	return true, nil
+}
+
+// VerifyTables compares the lookup tables built into package dequant with
+// dir/tables: for each built-in table, the index entry must exist, the text
+// file's SHA-256 must equal file_sha256, its values must equal the built-in
+// ones, and the built-in values packed little-endian must hash to
+// raw_le_sha256. It returns (nil, nil) when dir has no tables/ folder, and an
+// error when index.json cannot be read or is invalid.
+func VerifyTables(dir string) ([]Result, error) {
+	tdir := filepath.Join(dir, "tables")
+	if ok, err := dirExists(tdir); !ok {
+		return nil, err
+	}
+	idx, err := ReadTableIndex(tdir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Result
+	for _, lt := range dequant.LookupTables() {
+		r := Result{Set: "tables", Name: lt.Name}
+		r.Detail, r.Pass = verifyTable(tdir, idx.Table(lt.Name), lt)
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func verifyTable(dir string, info *TableInfo, lt dequant.LookupTable) (string, bool) {
+	if info == nil {
+		return "not listed in index.json", false
+	}
+	if info.ElementBytes != lt.ElementBytes || info.Count != len(lt.Values) {
+		return fmt.Sprintf("index says %d x %s, built in %d x %s", info.Count, info.ElementType, len(lt.Values), lt.ElementType), false
+	}
+	raw := make([]byte, 0, len(lt.Values)*lt.ElementBytes)
+	for _, v := range lt.Values {
+		for b := 0; b < lt.ElementBytes; b++ {
+			raw = append(raw, byte(v>>(8*b)))
+		}
+	}
+	if got := sha256Hex(raw); got != info.RawLESHA256 {
+		return fmt.Sprintf("raw_le_sha256: index says %s, built-in table has %s", info.RawLESHA256, got), false
+	}
+	text, err := os.ReadFile(filepath.Join(dir, info.File))
+	if err != nil {
+		return err.Error(), false
+	}
+	if got := sha256Hex(text); got != info.FileSHA256 {
+		return fmt.Sprintf("file %q: sha256: index file_sha256 says %s, file has %s", info.File, info.FileSHA256, got), false
+	}
+	vals, err := parseTableText(text, info)
+	if err != nil {
+		return fmt.Sprintf("file %q: %v", info.File, err), false
+	}
+	for i, v := range vals {
+		if v != lt.Values[i] {
+			return fmt.Sprintf("file %q: element %d: file %#x, built in %#x", info.File, i, v, lt.Values[i]), false
+		}
+	}
+	return fmt.Sprintf("%d x %s equal; file_sha256 and raw_le_sha256 match", len(vals), info.ElementType), true
+}
+
+// parseTableText parses a table text file (golden README §2) strictly.
+func parseTableText(text []byte, info *TableInfo) ([]uint64, error) {
+	sc := bufio.NewScanner(bytes.NewReader(text))
+	want := fmt.Sprintf("# name=%s type=%s count=%d", info.Name, info.ElementType, info.Count)
+	if !sc.Scan() || sc.Text() != want {
+		return nil, fmt.Errorf("line 1: header %q, want %q", sc.Text(), want)
+	}
+	vals := make([]uint64, 0, info.Count)
+	for line := 2; sc.Scan(); line++ {
+		h, ok := strings.CutPrefix(sc.Text(), "0x")
+		if !ok || len(h) != 2*info.ElementBytes || strings.ToLower(h) != h {
+			return nil, fmt.Errorf("line %d: %q: want 0x and %d lower-case hex digits", line, sc.Text(), 2*info.ElementBytes)
+		}
+		v, err := strconv.ParseUint(h, 16, 64)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		vals = append(vals, v)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(vals) != info.Count {
+		return nil, fmt.Errorf("count: %d elements, header says %d", len(vals), info.Count)
+	}
+	return vals, nil
+}
+
+func sha256Hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// VerifyDequant checks package dequant against dir/dequant/manifest.json. Every
+// block entry is decoded with both strategies and compared bit for bit with its
+// .f32 file (one Result per entry and strategy). For q4_0 the documented
+// Metal-vs-CPU differences (golden README §3) count as passes and are counted in
+// Detail: the sign of a zero result with exact half scales (Metal +0.0, CPU
+// -0.0), and values of chunks whose half scales half(d/16) or half(-8d) are
+// inexact, which must equal an independent float64 model of the Metal
+// arithmetic. The conversion entry checks HalfFromFloat32; if
+// dir/tables/fp16_to_fp32.txt exists, Float32FromHalf is checked on all 65536
+// patterns. It returns (nil, nil) when dir has no dequant/ folder and an error
+// when the manifest cannot be read or is invalid; a bad data file is a failing
+// Result.
+func VerifyDequant(dir string) ([]Result, error) {
+	ddir := filepath.Join(dir, "dequant")
+	if ok, err := dirExists(ddir); !ok {
+		return nil, err
+	}
+	m, err := ReadDequantManifest(ddir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Result
+	for i := range m.Entries {
+		e := &m.Entries[i]
+		if e.IsConversion() {
+			out = append(out, verifyConversion(ddir, e))
+			continue
+		}
+		out = append(out, verifyBlocks(ddir, e)...)
+	}
+	if r, ok := verifyWidening(filepath.Join(dir, "tables")); ok {
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func verifyBlocks(dir string, e *DequantEntry) []Result {
+	strategies := []dequant.Strategy{dequant.ByteReads, dequant.WordReads}
+	fail := func(detail string) []Result {
+		var rs []Result
+		for _, s := range strategies {
+			rs = append(rs, Result{"dequant", e.Name + "/" + s.String(), false, detail})
+		}
+		return rs
+	}
+	blocks, err := e.Blocks.Read(dir)
+	if err != nil {
+		return fail(err.Error())
+	}
+	raw, err := e.F32.Read(dir)
+	if err != nil {
+		return fail(err.Error())
+	}
+	t := e.DType
+	l := t.Layout()
+	var rs []Result
+	for _, s := range strategies {
+		decode := dequant.Decoder(t, s)
+		var chunk [16]float32
+		var exact, zeroSign, scaleRounded int
+		first := ""
+		for b := 0; b < e.NBlocks; b++ {
+			block := blocks[b*l.BlockBytes : (b+1)*l.BlockBytes]
+			for il := 0; il < t.Chunks(); il++ {
+				decode(block, il, &chunk)
+				for j, got := range chunk {
+					i := b*l.BlockWeights + 16*il + j
+					want := math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+					if math.Float32bits(got) == math.Float32bits(want) {
+						exact++
+						continue
+					}
+					if t == dequant.Q4_0 {
+						switch q4Documented(block, il, j, got, want) {
+						case q4ZeroSign:
+							zeroSign++
+							continue
+						case q4ScaleRounded:
+							scaleRounded++
+							continue
+						}
+					}
+					if first == "" {
+						first = fmt.Sprintf("block %d weight %d: got %g (%#08x), ggml %g (%#08x)",
+							b, 16*il+j, got, math.Float32bits(got), want, math.Float32bits(want))
+					}
+				}
+			}
+		}
+		r := Result{Set: "dequant", Name: e.Name + "/" + s.String(), Pass: first == ""}
+		n := e.NElements
+		switch {
+		case !r.Pass:
+			r.Detail = fmt.Sprintf("%d of %d values differ from ggml; first: %s", n-exact-zeroSign-scaleRounded, n, first)
+		case t == dequant.Q4_0:
+			r.Detail = fmt.Sprintf("%d values: %d bit-exact, %d documented Metal differences (%d sign of zero, %d from half-rounded scales)",
+				n, exact, zeroSign+scaleRounded, zeroSign, scaleRounded)
+		default:
+			r.Detail = fmt.Sprintf("%d values bit-exact", n)
+		}
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+// Kinds of q4_0 differences between Metal and ggml's CPU.
+const (
+	q4Undocumented = iota
+	q4ZeroSign
+	q4ScaleRounded
+)
+
+// q4Documented classifies a differing q4_0 value (weight j of chunk il).
+func q4Documented(block []byte, il, j int, metal, cpu float32) int {
+	d := float64(dequant.Float32FromHalf(binary.LittleEndian.Uint16(block)))
+	n := int(block[2+j] & 15)
+	if il == 1 {
+		n = int(block[2+j] >> 4)
+	}
+	md := roundHalf64(-8 * d)
+	d1, x := d, float64(n)
+	if il == 1 {
+		d1, x = roundHalf64(d/16), float64(16*n)
+	}
+	if exact := !math.IsInf(md, 0) && (il == 0 || d1 == d/16); exact {
+		if cpu == 0 && math.Float32bits(metal) == 0 {
+			return q4ZeroSign
+		}
+		return q4Undocumented
+	}
+	if model := float32(d1*x + md); math.Float32bits(model) == math.Float32bits(metal) {
+		return q4ScaleRounded
+	}
+	return q4Undocumented
+}
+
+// roundHalf64 rounds x to binary16 (nearest, ties to even; above 65504 to inf)
+// in float64 arithmetic, independently of package dequant's bit manipulation.
+func roundHalf64(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) || x == 0 {
+		return x
+	}
+	a := math.Abs(x)
+	quantum := 0x1p-24
+	if a >= 0x1p-14 {
+		_, e := math.Frexp(a)
+		quantum = math.Ldexp(1, e-11)
+	}
+	r := math.RoundToEven(a/quantum) * quantum
+	if r > 65504 {
+		r = math.Inf(1)
+	}
+	return math.Copysign(r, x)
+}
+
+func verifyConversion(dir string, e *DequantEntry) Result {
+	r := Result{Set: "dequant", Name: e.Name}
+	in, err := e.InputF32.Read(dir)
+	if err != nil {
+		r.Detail = err.Error()
+		return r
+	}
+	out, err := e.OutputF16.Read(dir)
+	if err != nil {
+		r.Detail = err.Error()
+		return r
+	}
+	bad, first := 0, ""
+	for i := 0; i < e.Count; i++ {
+		f := math.Float32frombits(binary.LittleEndian.Uint32(in[4*i:]))
+		want := binary.LittleEndian.Uint16(out[2*i:])
+		if got := dequant.HalfFromFloat32(f); got != want {
+			if bad++; bad == 1 {
+				first = fmt.Sprintf("input %d (%#08x): got %#04x, ggml %#04x", i, math.Float32bits(f), got, want)
+			}
+		}
+	}
+	r.Pass = bad == 0
+	if r.Pass {
+		r.Detail = fmt.Sprintf("HalfFromFloat32 equals ggml_fp32_to_fp16 on %d inputs", e.Count)
+	} else {
+		r.Detail = fmt.Sprintf("%d of %d conversions differ; first: %s", bad, e.Count, first)
+	}
+	return r
+}
+
+// verifyWidening checks Float32FromHalf against tables/fp16_to_fp32.txt when the
+// file exists (ok = false when it does not). When index.json lists the table,
+// the file's digest is checked too.
+func verifyWidening(tdir string) (Result, bool) {
+	const name = "fp16_to_fp32"
+	path := filepath.Join(tdir, name+".txt")
+	text, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Result{}, false
+	}
+	r := Result{Set: "dequant", Name: name}
+	if err != nil {
+		r.Detail = err.Error()
+		return r, true
+	}
+	info := &TableInfo{Name: name, File: name + ".txt", ElementType: "uint32", ElementBytes: 4, Count: 1 << 16}
+	if idx, err := ReadTableIndex(tdir); err == nil {
+		if ti := idx.Table(name); ti != nil {
+			if got := sha256Hex(text); got != ti.FileSHA256 {
+				r.Detail = fmt.Sprintf("file %q: sha256: index file_sha256 says %s, file has %s", info.File, ti.FileSHA256, got)
+				return r, true
+			}
+		}
+	}
+	vals, err := parseTableText(text, info)
+	if err != nil {
+		r.Detail = fmt.Sprintf("file %q: %v", info.File, err)
+		return r, true
+	}
+	for h, want := range vals {
+		if got := math.Float32bits(dequant.Float32FromHalf(uint16(h))); uint64(got) != want {
+			r.Detail = fmt.Sprintf("half %#04x: Float32FromHalf gives %#08x, table %#08x", h, got, want)
+			return r, true
+		}
+	}
+	r.Pass = true
+	r.Detail = "Float32FromHalf equals ggml's fp16 -> fp32 on all 65536 patterns"
+	return r, true
+}
