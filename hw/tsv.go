@@ -1,0 +1,340 @@
+package hw
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// CellError is a bad cell of a calibration TSV; it is wrapped in a
+// [LineError] that gives the line.
+type CellError struct {
+	Column string // column name from the header
+	Value  string // the cell as written
+	Want   string // the allowed form
+}
+
+// Error returns `column "C": value "V": want W`.
+func (e *CellError) Error() string {
+	return fmt.Sprintf("column %q: value %q: want %s", e.Column, e.Value, e.Want)
+}
+
+// TSV column names.
+const (
+	colChip      = "chip"
+	colGPUPath   = "gpu_path"
+	colOp        = "op"
+	colTypeA     = "type_a"
+	colTypeB     = "type_b"
+	colNExperts  = "n_experts"
+	colNUsed     = "n_used"
+	colB         = "b"
+	colM         = "m"
+	colK         = "k"
+	colN         = "n"
+	colO         = "o"
+	colMul       = "mul"
+	colVariant   = "variant"
+	colBaseline  = "baseline"
+	colUSPerRun  = "us_per_run"
+	colDeltaPct  = "delta_pct"
+	colStatistic = "statistic"
+)
+
+// ParseTSV reads a calibration file: tab-separated cells, column names in a
+// header line that starts with "#" (the first "#" line holding a tab; earlier
+// "#" lines without a tab are comments). Columns may come in any order and
+// unknown columns are ignored; blank lines and later "#" lines are skipped.
+//
+// Required columns: chip, op, type_a, type_b, n_experts, n_used, m, k, n, and
+// either (variant, us_per_run) or (baseline, variant, delta_pct). Optional:
+// gpu_path ("simdgroup", "tensor" or empty), statistic, b (0 or 1, default
+// 0), and for MUL_MAT_ID_FUSION rows o (default 1) and mul (0 or 1, default
+// 0). A file whose rows are all MUL_MAT may omit n_experts and n_used; in a
+// mixed file those cells are empty on MUL_MAT rows. When both us_per_run and
+// delta_pct columns exist a row needs at least one of them filled.
+//
+// Row.Params gets the keys test-backend-ops prints: type_a, type_b, n_mats,
+// n_used, b, m, n, k for MUL_MAT_ID (plus o, mul for MUL_MAT_ID_FUSION), and
+// type_a, type_b, m, n, k for MUL_MAT (the bs, nr, per, v, o keys of a MUL_MAT
+// log case are not in a calibration file).
+//
+// A calibration file must be clean: on any bad row ParseTSV returns no rows
+// and all row errors joined with [errors.Join], each a [*LineError] naming
+// the line (cell errors wrap a [*CellError]). A missing column, a missing
+// header, an empty file or a header without rows is an error.
+func ParseTSV(r io.Reader, source string) ([]Row, error) {
+	t := tsvParser{source: source, seen: map[string]int{}}
+	err := eachLine(r, source, func(n int, line string) error { return t.line(n, line) })
+	if err != nil {
+		return nil, err
+	}
+	return t.finish()
+}
+
+type tsvParser struct {
+	source   string
+	header   []string
+	col      map[string]int
+	nonBlank bool
+	rows     []Row
+	errs     []error
+	seen     map[string]int // duplicate detection: key -> first line
+	moeErr   bool           // the missing n_experts/n_used error was reported
+}
+
+func (t *tsvParser) errorf(format string, args ...any) error {
+	return fmt.Errorf("%s: "+format, append([]any{t.source}, args...)...)
+}
+
+func (t *tsvParser) line(n int, line string) error {
+	if strings.TrimSpace(line) == "" {
+		return nil
+	}
+	t.nonBlank = true
+	if strings.HasPrefix(line, "#") {
+		if t.header == nil && strings.Contains(line, "\t") {
+			return t.setHeader(n, line)
+		}
+		return nil
+	}
+	if t.header == nil {
+		return t.errorf("line %d: data before the header; want a first line like \"# chip\\top\\ttype_a\\t...\"", n)
+	}
+	t.row(n, line)
+	return nil
+}
+
+func (t *tsvParser) setHeader(n int, line string) error {
+	names := strings.Split(strings.TrimPrefix(line, "#"), "\t")
+	t.col = make(map[string]int, len(names))
+	for i, name := range names {
+		name = strings.TrimSpace(name)
+		names[i] = name
+		if name == "" {
+			return t.errorf("line %d: header column %d has no name", n, i+1)
+		}
+		if _, dup := t.col[name]; dup {
+			return t.errorf("line %d: header names column %q twice", n, name)
+		}
+		t.col[name] = i
+	}
+	t.header = names
+	var missing []string
+	for _, c := range []string{colChip, colOp, colTypeA, colTypeB, colM, colK, colN} {
+		if !t.has(c) {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) > 0 {
+		return t.errorf("line %d: missing required column(s) %s; header has: %s",
+			n, strings.Join(missing, ", "), strings.Join(names, ", "))
+	}
+	abs := t.has(colVariant) && t.has(colUSPerRun)
+	rel := t.has(colBaseline) && t.has(colVariant) && t.has(colDeltaPct)
+	if !abs && !rel {
+		return t.errorf("line %d: missing columns: want either (variant, us_per_run) or (baseline, variant, delta_pct); header has: %s",
+			n, strings.Join(names, ", "))
+	}
+	return nil
+}
+
+func (t *tsvParser) has(c string) bool {
+	_, ok := t.col[c]
+	return ok
+}
+
+// cell returns the trimmed cell of column c, or "" when the column is absent.
+func cell(cells []string, col map[string]int, c string) string {
+	i, ok := col[c]
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(cells[i])
+}
+
+func (t *tsvParser) row(n int, line string) {
+	cells := strings.Split(line, "\t")
+	lineErr := func(err error) {
+		t.errs = append(t.errs, &LineError{Source: t.source, Line: n, Text: line, Err: err})
+	}
+	if len(cells) != len(t.header) {
+		lineErr(fmt.Errorf("%d cells, the header has %d columns", len(cells), len(t.header)))
+		return
+	}
+	get := func(c string) string { return cell(cells, t.col, c) }
+	bad := func(c, want string) {
+		lineErr(&CellError{Column: c, Value: get(c), Want: want})
+	}
+	before := len(t.errs)
+
+	row := Row{Source: t.source, Line: n}
+	row.Chip = get(colChip)
+	if row.Chip == "" {
+		bad(colChip, "a chip name")
+	}
+	row.GPUPath = get(colGPUPath)
+	if row.GPUPath != "" && row.GPUPath != PathSimdgroup && row.GPUPath != PathTensor {
+		bad(colGPUPath, `"simdgroup", "tensor" or empty`)
+	}
+	row.Op = get(colOp)
+	if !isKnownOp(row.Op) {
+		bad(colOp, "MUL_MAT_ID, MUL_MAT_ID_FUSION or MUL_MAT")
+	}
+	typeOf := func(c string) string {
+		v := get(c)
+		if !isWord(v) {
+			bad(c, "a ggml type name such as q4_0 or f32")
+		}
+		return v
+	}
+	typeA, typeB := typeOf(colTypeA), typeOf(colTypeB)
+	posInt := func(c string) string {
+		v := get(c)
+		if k, err := strconv.Atoi(v); err != nil || k <= 0 || !isDigits(v) {
+			bad(c, "a positive integer")
+		}
+		return v
+	}
+	bit := func(c, def string) string {
+		v := get(c)
+		switch v {
+		case "":
+			return def
+		case "0", "1":
+			return v
+		}
+		bad(c, "0, 1 or empty")
+		return v
+	}
+	m, k, nTok := posInt(colM), posInt(colK), posInt(colN)
+
+	var pairs []Param
+	if row.Op == OpMulMat {
+		for _, c := range []string{colNExperts, colNUsed} {
+			if get(c) != "" {
+				bad(c, "empty on a MUL_MAT row")
+			}
+		}
+		pairs = []Param{{"type_a", typeA}, {"type_b", typeB}, {"m", m}, {"n", nTok}, {"k", k}}
+	} else {
+		if missing := t.missingMoE(); missing != nil {
+			if !t.moeErr {
+				t.moeErr = true
+				t.errs = append(t.errs, t.errorf("missing column(s) %s, required for %s rows (first at line %d); header has: %s",
+					strings.Join(missing, ", "), row.Op, n, strings.Join(t.header, ", ")))
+			}
+			return
+		}
+		nMats, nUsed := posInt(colNExperts), posInt(colNUsed)
+		if a, _ := strconv.Atoi(nMats); a > 0 {
+			if u, _ := strconv.Atoi(nUsed); u > a {
+				bad(colNUsed, fmt.Sprintf("at most n_experts (%s)", nMats))
+			}
+		}
+		pairs = []Param{{"type_a", typeA}, {"type_b", typeB}, {"n_mats", nMats}, {"n_used", nUsed},
+			{"b", bit(colB, "0")}, {"m", m}, {"n", nTok}, {"k", k}}
+		if row.Op == OpMulMatIDFusion {
+			o := get(colO)
+			if o == "" {
+				o = "1"
+			} else {
+				posInt(colO)
+			}
+			pairs = append(pairs, Param{"o", o}, Param{"mul", bit(colMul, "0")})
+		}
+	}
+
+	row.Variant = get(colVariant)
+	if row.Variant == "" {
+		bad(colVariant, "a variant name such as upstream or halftile")
+	}
+	row.Statistic = get(colStatistic)
+	if v := get(colUSPerRun); v != "" || !t.has(colDeltaPct) {
+		us, err := strconv.ParseFloat(v, 64)
+		if err != nil || !isDecimal(v) || math.IsInf(us, 0) || us <= 0 {
+			bad(colUSPerRun, "a positive decimal number of microseconds")
+		}
+		row.USPerRun, row.HasTime = us, true
+	}
+	if v := get(colDeltaPct); v != "" || (t.has(colDeltaPct) && !row.HasTime) {
+		d, err := strconv.ParseFloat(v, 64)
+		if err != nil || !isDecimal(v) || math.IsInf(d, 0) || d <= -100 {
+			bad(colDeltaPct, "a decimal percentage above -100, e.g. -37.3")
+		}
+		row.DeltaPct, row.HasDelta = d, true
+		row.Baseline = get(colBaseline)
+		if row.Baseline == "" {
+			bad(colBaseline, "the baseline variant name on a row with delta_pct")
+		} else if row.Baseline == row.Variant {
+			bad(colBaseline, fmt.Sprintf("a variant other than %q", row.Variant))
+		}
+	}
+	if len(t.errs) > before {
+		return
+	}
+	p, err := NewParams(pairs...)
+	if err != nil {
+		lineErr(err)
+		return
+	}
+	row.Params = p
+	key := strings.Join([]string{row.Chip, row.GPUPath, row.Op, p.Vars(), row.Variant, row.Baseline, row.Statistic}, "\x00")
+	if first, dup := t.seen[key]; dup {
+		lineErr(fmt.Errorf("duplicate of line %d (same chip, gpu_path, op, shape, variant, baseline and statistic)", first))
+		return
+	}
+	t.seen[key] = n
+	t.rows = append(t.rows, row)
+}
+
+// missingMoE lists the absent MoE columns, or nil.
+func (t *tsvParser) missingMoE() []string {
+	var missing []string
+	for _, c := range []string{colNExperts, colNUsed} {
+		if !t.has(c) {
+			missing = append(missing, c)
+		}
+	}
+	return missing
+}
+
+func (t *tsvParser) finish() ([]Row, error) {
+	switch {
+	case len(t.errs) > 0:
+		return nil, errors.Join(t.errs...)
+	case !t.nonBlank:
+		return nil, t.errorf("empty file; want a calibration TSV with a \"# chip\\top\\t...\" header line")
+	case t.header == nil:
+		return nil, t.errorf("no header line; want a first line like \"# chip\\top\\ttype_a\\t...\"")
+	case len(t.rows) == 0:
+		return nil, t.errorf("header but no data rows")
+	}
+	return t.rows, nil
+}
+
+// eachLine calls fn with every line of r (1-based number, line end and a
+// trailing CR removed). It stops at the first error of fn or of r.
+func eachLine(r io.Reader, source string, fn func(n int, line string) error) error {
+	br := bufio.NewReader(r)
+	for n := 1; ; n++ {
+		line, err := br.ReadString('\n')
+		if len(line) > 0 {
+			line = strings.TrimSuffix(line, "\n")
+			line = strings.TrimSuffix(line, "\r")
+			if ferr := fn(n, line); ferr != nil {
+				return ferr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: read line %d: %w", source, n, err)
+		}
+	}
+}

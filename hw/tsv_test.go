@@ -1,0 +1,244 @@
+package hw
+
+// The two calibration files under testdata/ are copies of the real ones in
+// shared/docs/calibration/; every other TSV here is constructed to the
+// documented format, not captured (see testdata/README.md).
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+func parseTSVFile(t *testing.T, name string) ([]Row, error) {
+	t.Helper()
+	f, err := os.Open("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	return ParseTSV(f, name)
+}
+
+func TestParseTSVCalibration(t *testing.T) {
+	tests := []struct {
+		file, chip, path, stat string
+		rows                   int
+		firstN                 int
+		firstUS                float64
+	}{
+		{"m1pro-16c-simdgroup-q4_0.tsv", "M1 Pro 16-core GPU", PathSimdgroup, "min-of-3", 12, 8, 301.4},
+		{"m5-10c-tensor-q4_0.tsv", "M5 10-core GPU", PathTensor, "single-pass", 10, 32, 1118.0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			rows, err := parseTSVFile(t, tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != tc.rows {
+				t.Fatalf("%d rows, want %d", len(rows), tc.rows)
+			}
+			for i, r := range rows {
+				if r.Chip != tc.chip || r.GPUPath != tc.path || r.Statistic != tc.stat || r.Op != OpMulMatID ||
+					!r.HasTime || r.HasDelta || r.Line != i+2 || r.Source != tc.file {
+					t.Errorf("row %d = %+v", i, r)
+				}
+				if want := []string{"upstream", "halftile"}[i%2]; r.Variant != want {
+					t.Errorf("row %d variant %q, want %q", i, r.Variant, want)
+				}
+				if !strings.HasPrefix(r.Params.Vars(), "type_a=q4_0,type_b=f32,n_mats=128,n_used=8,b=0,m=768,n=") ||
+					!strings.HasSuffix(r.Params.Vars(), ",k=2048") {
+					t.Errorf("row %d params %s", i, r.Params.Vars())
+				}
+			}
+			if n := mustInt(t, rows[0].Params, "n"); n != tc.firstN || rows[0].USPerRun != tc.firstUS {
+				t.Errorf("first row n=%d us=%v", n, rows[0].USPerRun)
+			}
+		})
+	}
+}
+
+func TestParseTSVReorderedMatchesOriginal(t *testing.T) {
+	orig, err := parseTSVFile(t, "m1pro-16c-simdgroup-q4_0.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	re, err := parseTSVFile(t, "m1pro-reordered.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(re) != len(orig) {
+		t.Fatalf("%d rows, want %d", len(re), len(orig))
+	}
+	for i := range orig {
+		a, b := orig[i], re[i]
+		if !a.Params.Equal(b.Params) || a.Chip != b.Chip || a.GPUPath != b.GPUPath || a.Variant != b.Variant ||
+			a.USPerRun != b.USPerRun || a.Statistic != b.Statistic || a.Op != b.Op {
+			t.Errorf("row %d differs:\n%+v\n%+v", i, a, b)
+		}
+	}
+	// Comment, header, 6 rows, blank, comment, 6 rows.
+	if re[0].Line != 3 || re[6].Line != 11 {
+		t.Errorf("lines %d, %d; want 3, 11", re[0].Line, re[6].Line)
+	}
+}
+
+func TestParseTSVRelative(t *testing.T) {
+	rows, err := parseTSVFile(t, "m1pro-relative.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{-1.0, -37.3, -38.5, -37.9, -20.8, -11.1}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(rows), len(want))
+	}
+	for i, r := range rows {
+		if r.HasTime || !r.HasDelta || r.DeltaPct != want[i] || r.Baseline != "upstream" || r.Variant != "halftile" {
+			t.Errorf("row %d = %+v", i, r)
+		}
+	}
+}
+
+func TestParseTSVMalformedFiles(t *testing.T) {
+	rows, err := parseTSVFile(t, "bad-cells.tsv")
+	if err == nil || rows != nil {
+		t.Fatalf("want an error and no rows, got %d rows", len(rows))
+	}
+	want := []string{
+		`bad-cells.tsv: line 3: column "us_per_run": value "abc": want a positive decimal number`,
+		`bad-cells.tsv: line 4: column "n": value "-32": want a positive integer`,
+		`bad-cells.tsv: line 5: column "op": value "MUL_MAT_IDX": want MUL_MAT_ID, MUL_MAT_ID_FUSION or MUL_MAT`,
+		`bad-cells.tsv: line 6: column "gpu_path": value "gpu"`,
+		`bad-cells.tsv: line 7: 12 cells, the header has 13 columns`,
+		`bad-cells.tsv: line 8: duplicate of line 2`,
+		`bad-cells.tsv: line 9: column "n_used": value "256": want at most n_experts (128)`,
+		`bad-cells.tsv: line 10: column "us_per_run": value "NaN"`,
+	}
+	msg := err.Error()
+	for _, w := range want {
+		if !strings.Contains(msg, w) {
+			t.Errorf("error lacks %q:\n%s", w, msg)
+		}
+	}
+	if got := strings.Count(msg, "\n") + 1; got != len(want) {
+		t.Errorf("%d errors, want %d:\n%s", got, len(want), msg)
+	}
+	var le *LineError
+	var ce *CellError
+	if !errors.As(err, &le) || le.Line != 3 || !errors.As(err, &ce) || ce.Column != "us_per_run" || ce.Value != "abc" {
+		t.Errorf("errors.As: %+v %+v", le, ce)
+	}
+
+	_, err = parseTSVFile(t, "missing-column.tsv")
+	if err == nil || !strings.Contains(err.Error(), "missing required column(s) k") ||
+		!strings.Contains(err.Error(), "header has: chip, gpu_path, op, type_a, type_b, n_experts, n_used, m, n, variant, us_per_run") {
+		t.Errorf("missing column: %v", err)
+	}
+}
+
+const tsvHead = "# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tvariant\tus_per_run\n"
+
+func TestParseTSVCases(t *testing.T) {
+	tests := []struct {
+		name  string
+		input string
+		rows  int
+		err   string // non-empty: error containing this, and no rows
+		check func(t *testing.T, rows []Row)
+	}{
+		{"empty", "", 0, "empty file", nil},
+		{"blank only", "\n\n  \n", 0, "empty file", nil},
+		{"comments only", "# just a comment\n", 0, "no header line", nil},
+		{"header only", tsvHead, 0, "header but no data rows", nil},
+		{"data before header", "M5\tMUL_MAT_ID\n" + tsvHead, 0, "line 1: data before the header", nil},
+		{"duplicate column", "# chip\tchip\top\n", 0, `names column "chip" twice`, nil},
+		{"empty column name", "# chip\t\top\n", 0, "column 2 has no name", nil},
+		{"no measurement columns", "# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tvariant\n", 0,
+			"want either (variant, us_per_run) or (baseline, variant, delta_pct)", nil},
+		{"good with b and crlf", strings.ReplaceAll("# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tb\tvariant\tus_per_run\textra\n"+
+			"M5\tMUL_MAT_ID\tq4_0\tf32\t32\t4\t2880\t2880\t512\t1\tupstream\t533.28\twhatever\n", "\n", "\r\n"), 1, "",
+			func(t *testing.T, rows []Row) {
+				if b, _ := rows[0].Params.Bool("b"); !b || rows[0].GPUPath != "" || rows[0].Statistic != "" {
+					t.Errorf("row = %+v", rows[0])
+				}
+			}},
+		{"fusion defaults", tsvHead + "M5\tMUL_MAT_ID_FUSION\tq4_0\tf32\t128\t8\t768\t2048\t32\tupstream\t1118\n", 1, "",
+			func(t *testing.T, rows []Row) {
+				if got := rows[0].Params.Vars(); got != "type_a=q4_0,type_b=f32,n_mats=128,n_used=8,b=0,m=768,n=32,k=2048,o=1,mul=0" {
+					t.Errorf("params %s", got)
+				}
+			}},
+		{"dense without moe columns", "# chip\top\ttype_a\ttype_b\tm\tk\tn\tvariant\tus_per_run\n" +
+			"M5\tMUL_MAT\tq4_0\tf32\t4096\t14336\t8\tupstream\t240.12\n", 1, "",
+			func(t *testing.T, rows []Row) {
+				if got := rows[0].Params.Vars(); got != "type_a=q4_0,type_b=f32,m=4096,n=8,k=14336" {
+					t.Errorf("params %s", got)
+				}
+			}},
+		{"moe row without moe columns", "# chip\top\ttype_a\ttype_b\tm\tk\tn\tvariant\tus_per_run\n" +
+			"M5\tMUL_MAT_ID\tq4_0\tf32\t768\t2048\t32\tupstream\t1\n" +
+			"M5\tMUL_MAT_ID\tq4_0\tf32\t768\t2048\t64\tupstream\t1\n", 0,
+			"missing column(s) n_experts, n_used, required for MUL_MAT_ID rows (first at line 2); header has: chip, op", nil},
+		{"dense row with moe cells", tsvHead + "M5\tMUL_MAT\tq4_0\tf32\t8\t2\t4096\t14336\t8\tupstream\t240\n", 0,
+			`column "n_experts": value "8": want empty on a MUL_MAT row`, nil},
+		{"mixed file", tsvHead + "M5\tMUL_MAT\tq4_0\tf32\t\t\t4096\t14336\t8\tupstream\t240\n" +
+			"M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\tupstream\t1118\n", 2, "", nil},
+		{"zero time", tsvHead + "M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\tupstream\t0\n", 0, `value "0": want a positive decimal`, nil},
+		{"inf time", tsvHead + "M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\tupstream\tInf\n", 0, `value "Inf"`, nil},
+		{"bad b", "# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tb\tvariant\tus_per_run\n" +
+			"M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\t2\tupstream\t5\n", 0, `column "b": value "2": want 0, 1 or empty`, nil},
+		{"bad type", tsvHead + "M5\tMUL_MAT_ID\tq4 0\tf32\t128\t8\t768\t2048\t32\tupstream\t5\n", 0, `column "type_a": value "q4 0"`, nil},
+		{"empty chip and variant", tsvHead + "\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\t\t5\n", 0, `column "chip"`, nil},
+		{"plus sign int", tsvHead + "M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t+768\t2048\t32\tupstream\t5\n", 0, `column "m": value "+768"`, nil},
+		{"relative missing baseline", "# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tbaseline\tvariant\tdelta_pct\n" +
+			"M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\t\thalftile\t-37\n", 0, `column "baseline": value ""`, nil},
+		{"relative self baseline", "# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tbaseline\tvariant\tdelta_pct\n" +
+			"M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\thalftile\thalftile\t-37\n", 0, `a variant other than "halftile"`, nil},
+		{"relative below -100", "# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tbaseline\tvariant\tdelta_pct\n" +
+			"M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\tupstream\thalftile\t-100\n", 0, `value "-100": want a decimal percentage above -100`, nil},
+		{"both forms, one each", "# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tbaseline\tvariant\tus_per_run\tdelta_pct\n" +
+			"M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\t\tupstream\t1118\t\n" +
+			"M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\tupstream\thalftile\t\t-1.2\n", 2, "",
+			func(t *testing.T, rows []Row) {
+				if !rows[0].HasTime || rows[0].HasDelta || rows[1].HasTime || !rows[1].HasDelta {
+					t.Errorf("rows = %+v", rows)
+				}
+			}},
+		{"both forms, neither", "# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tbaseline\tvariant\tus_per_run\tdelta_pct\n" +
+			"M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\t\tupstream\t\t\n", 0, `column "delta_pct": value ""`, nil},
+		{"all errors kept", tsvHead + "M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\tupstream\tx\n" +
+			"M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t64\tupstream\t5\n" +
+			"M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\tupstream\ty\n", 0, "line 4: column \"us_per_run\": value \"y\"", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rows, err := ParseTSV(strings.NewReader(tc.input), "c.tsv")
+			if tc.err != "" {
+				if err == nil || rows != nil {
+					t.Fatalf("want error %q, got %d rows, err %v", tc.err, len(rows), err)
+				}
+				if !strings.Contains(err.Error(), tc.err) || !strings.HasPrefix(err.Error(), "c.tsv: ") {
+					t.Errorf("error %q, want it to contain %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != tc.rows {
+				t.Fatalf("%d rows, want %d", len(rows), tc.rows)
+			}
+			if tc.check != nil {
+				tc.check(t, rows)
+			}
+		})
+	}
+}
+
+func TestParseTSVReadError(t *testing.T) {
+	if _, err := ParseTSV(failingReader{}, "f.tsv"); err == nil || !strings.Contains(err.Error(), "f.tsv") {
+		t.Errorf("read failure: %v", err)
+	}
+}
