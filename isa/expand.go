@@ -1,0 +1,264 @@
+package isa
+
+import "github.com/metalsim/metalsim/dequant"
+
+// Expansion of ops into timing instructions, and their register footprints.
+// Each function is one column of the op table (see op.go).
+
+const lanes = 32
+
+func expandALU(_ *Program, _ int, op Op, out []Inst) []Inst {
+	if op.N == 0 {
+		return out
+	}
+	return append(out, Inst{Class: Class(op.A), Count: op.N, ILP: max(1, op.B), Wait: Wait(op.C) | WaitALU})
+}
+
+func expandMem(_ *Program, _ int, op Op, out []Inst) []Inst {
+	if op.N == 0 {
+		return out
+	}
+	return append(out, Inst{Class: Class(op.A), Count: op.N, ILP: uint8(min(int(op.N), 255)), Stream: Stream(op.B),
+		Bytes: uint32(op.Arg), Unique: uint32(op.N) * 4, Wait: Wait(op.C)})
+}
+
+func expandLoadMeta(_ *Program, _ int, op Op, out []Inst) []Inst {
+	return append(out, Inst{Class: ClassDevLoad, Count: op.N, ILP: uint8(min(int(op.N), 255)), Stream: StreamMeta,
+		Bytes: lanes * 4, Unique: 4 * uint32(op.N)})
+}
+
+func expandZeroAcc(_ *Program, _ int, _ Op, out []Inst) []Inst {
+	// an 8x8 float fragment is 2 registers per lane: two moves.
+	return append(out, Inst{Class: ClassInt, Count: 2, ILP: 2})
+}
+
+// aRows returns the distinct (clamped row, 16-weight chunk) pairs simdgroup sg's
+// lanes decode for A work item t.
+func aRows(p *Program, sg, t int) int {
+	tl := &p.Tiling
+	per := tl.NK / 16
+	seen := map[[2]int]bool{}
+	for lane := 0; lane < lanes; lane++ {
+		item := lanes*sg + lane + t*tl.Threads
+		if item >= tl.NR0*per {
+			continue
+		}
+		seen[[2]int{min(item/per, tl.Rows-1), item % per}] = true
+	}
+	return len(seen)
+}
+
+func expandDequantA(p *Program, sg int, op Op, out []Inst) []Inst {
+	tl := &p.Tiling
+	cost := dequant.ChunkCost(tl.TypeA, tl.Strategy)
+	chunks := aRows(p, sg, int(op.N))
+	if chunks == 0 {
+		return out
+	}
+	// The weight bytes this simdgroup consumes per k-step: its distinct
+	// 16-weight chunks times a chunk's share of the row's bytes per step.
+	unique := uint32(float64(chunks) * tl.RowBytesPerStep * 16 / float64(tl.NK))
+	first := true
+	for _, l := range cost.Loads {
+		in := Inst{Count: uint16(l.Count), ILP: uint8(l.Count), Bytes: uint32(lanes * l.Width)}
+		if l.Space == dequant.Device {
+			in.Class, in.Stream = ClassDevLoad, StreamWeights
+			if first {
+				in.Unique, first = unique, false
+			}
+		} else {
+			// codebook entries are indexed by the weight bytes just loaded
+			in.Class, in.Stream, in.Wait = ClassConstLoad, StreamCodebook, WaitDevice
+		}
+		out = append(out, in)
+	}
+	alu := []struct {
+		c Class
+		n int
+	}{{ClassInt, cost.Int}, {ClassFP32, cost.FP32}, {ClassConvert, cost.Convert}}
+	wait := WaitDevice
+	for _, a := range alu {
+		if a.n == 0 {
+			continue
+		}
+		// 16 outputs decode independently; the chains are bounded by the
+		// registers a lane holds (4 live chains).
+		out = append(out, Inst{Class: a.c, Count: uint16(a.n), ILP: 4, Wait: wait | WaitALU})
+		wait = 0
+	}
+	return out
+}
+
+func dequantRegs(p *Program, _ Op) Footprint {
+	cost := dequant.ChunkCost(p.Tiling.TypeA, p.Tiling.Strategy)
+	return Footprint{Regs: 16 + cost.Temps, Key: 1}
+}
+
+func expandStoreA(p *Program, sg int, op Op, out []Inst) []Inst {
+	if aRows(p, sg, int(op.N)) == 0 {
+		return out
+	}
+	// 16 scalar half stores per lane (kernel-facts §3.4).
+	return append(out, Inst{Class: ClassTGStore, Count: 16, ILP: 16, Wait: WaitALU, Bytes: lanes * 2})
+}
+
+// bRows returns the distinct (clamped) token rows and the number of active lanes
+// of simdgroup sg for B work item t.
+func bRows(p *Program, sg, t int) (rows, active int) {
+	tl := &p.Tiling
+	per := tl.NK / 8
+	seen := map[[2]int]bool{}
+	for lane := 0; lane < lanes; lane++ {
+		item := lanes*sg + lane + t*tl.Threads
+		if item >= tl.NR1*per {
+			continue
+		}
+		row := item / per
+		if tl.BPadZero && row >= tl.Tokens {
+			continue
+		}
+		active++
+		seen[[2]int{min(row, tl.Tokens-1), item % per}] = true
+	}
+	return len(seen), active
+}
+
+func bWidth(tl *Tiling) int {
+	if tl.HalfB {
+		return 16
+	}
+	return 32
+}
+
+func expandLoadB(p *Program, sg int, op Op, out []Inst) []Inst {
+	tl := &p.Tiling
+	pieces, active := bRows(p, sg, int(op.N))
+	if active == 0 {
+		return out
+	}
+	w := bWidth(tl)
+	return append(out, Inst{Class: ClassDevLoad, Count: 1, ILP: 1, Stream: StreamActivations,
+		Bytes: uint32(lanes * w), Unique: uint32(pieces * w)})
+}
+
+func loadBRegs(p *Program, _ Op) Footprint {
+	return Footprint{Regs: bWidth(&p.Tiling) / 4, Key: 2}
+}
+
+func expandConvertB(p *Program, sg int, op Op, out []Inst) []Inst {
+	if p.Tiling.HalfB {
+		return out
+	}
+	if _, active := bRows(p, sg, int(op.N)); active == 0 {
+		return out
+	}
+	// one float move with a half destination per value (ALU instructions write
+	// 16-bit registers directly, apple-gpu.md 2.2 note)
+	return append(out, Inst{Class: ClassFP32, Count: 8, ILP: 8, Wait: WaitDevice | WaitALU})
+}
+
+func expandStoreB(p *Program, sg int, op Op, out []Inst) []Inst {
+	if _, active := bRows(p, sg, int(op.N)); active == 0 {
+		return out
+	}
+	return append(out, Inst{Class: ClassTGStore, Count: 1, ILP: 1, Wait: WaitDevice | WaitALU, Bytes: lanes * 16})
+}
+
+func expandZeroB(_ *Program, _ int, _ Op, out []Inst) []Inst {
+	return append(out, Inst{Class: ClassTGStore, Count: 1, ILP: 1, Bytes: lanes * 16})
+}
+
+func expandBarrier(_ *Program, _ int, _ Op, out []Inst) []Inst {
+	return append(out, Inst{Class: ClassBarrier, Count: 1, ILP: 1})
+}
+
+func expandLoadFrag(_ *Program, _ int, _ Op, out []Inst) []Inst {
+	// 64 halves = 128 bytes per simdgroup, 4 bytes per lane.
+	return append(out, Inst{Class: ClassTGLoad, Count: 1, ILP: 1, Bytes: 128})
+}
+
+func fragRegs(_ *Program, op Op) Footprint {
+	// 64 halves over 32 lanes = 2 halves = one 32-bit register.
+	return Footprint{Regs: 1, Key: 100 + int(op.A)}
+}
+
+func expandMMA(_ *Program, _ int, _ Op, out []Inst) []Inst {
+	return append(out, Inst{Class: ClassMMA8, Count: 1, ILP: 1, Wait: WaitTG})
+}
+
+func accRegs(_ *Program, op Op) Footprint {
+	return Footprint{Regs: 2, Persistent: true, Key: int(op.A)}
+}
+
+func expandStoreAcc(_ *Program, _ int, _ Op, out []Inst) []Inst {
+	// 64 floats = 256 bytes per simdgroup, 8 bytes per lane.
+	return append(out, Inst{Class: ClassTGStore, Count: 1, ILP: 1, Wait: WaitALU, Bytes: 256})
+}
+
+// matmulShare returns simdgroup sg's share of descriptor mm: output tiles, and
+// the distinct left (token) and right (row) 16x16 fragments it reads per chunk.
+func matmulShare(mm *Matmul, nsg, sg int) (tiles, left, right int) {
+	ls, rs := map[int]bool{}, map[int]bool{}
+	ownedTiles(mm, nsg, sg, func(mt, nt int) {
+		tiles++
+		ls[mt], rs[nt] = true, true
+	})
+	return tiles, len(ls), len(rs)
+}
+
+func expandMatmul2D(p *Program, sg int, op Op, out []Inst) []Inst {
+	mm := &p.Matmuls[op.A]
+	tiles, left, right := matmulShare(mm, p.NSG, sg)
+	if tiles == 0 {
+		return out
+	}
+	_, kc := mm.Tiles16()
+	for c := 0; c < kc; c++ {
+		// a 16x16 half fragment is 512 bytes: two 8-byte gathers per lane
+		// (tensor loads are per-lane gathers of 2 words, apple-gpu.md §4).
+		out = append(out, Inst{Class: ClassTGLoad, Count: uint16(2 * (left + right)), ILP: uint8(2 * (left + right)), Bytes: 256})
+		w := WaitTG
+		if c > 0 {
+			w |= WaitALU // accumulates into the tiles of the previous chunk
+		}
+		out = append(out, Inst{Class: ClassMMA16, Count: uint16(tiles), ILP: uint8(tiles), Wait: w})
+	}
+	return out
+}
+
+func matmulRegs(p *Program, op Op) Footprint {
+	mm := &p.Matmuls[op.A]
+	// operand fragments of one chunk: 16x16 half = 4 registers per lane each; the
+	// destination's registers are counted once per descriptor (Registers).
+	_, left, right := matmulShare(mm, p.NSG, 0)
+	return Footprint{Regs: 4 * (left + right), Key: 200 + int(op.A)}
+}
+
+func expandStoreCoop(p *Program, sg int, op Op, out []Inst) []Inst {
+	mm := &p.Matmuls[op.A]
+	tiles, _, _ := matmulShare(mm, p.NSG, sg)
+	if tiles == 0 {
+		return out
+	}
+	// a 16x16 float tile is 1 KiB: 32 bytes per lane, two 16-byte stores.
+	return append(out, Inst{Class: ClassTGStore, Count: uint16(2 * tiles), ILP: uint8(2 * tiles), Wait: WaitALU, Bytes: 512})
+}
+
+func expandScatter(p *Program, _ int, _ Op, out []Inst) []Inst {
+	tl := &p.Tiling
+	vec := tl.Rows / 4
+	n := ceilDiv(vec, lanes)
+	if tl.Rows%4 != 0 {
+		n++ // scalar tail
+	}
+	active := min(vec, lanes)
+	return append(out,
+		Inst{Class: ClassDevLoad, Count: 1, ILP: 1, Stream: StreamMeta, Bytes: lanes * 4, Unique: 4},
+		Inst{Class: ClassInt, Count: 4, ILP: 2, Wait: WaitDevice},
+		Inst{Class: ClassTGLoad, Count: uint16(n), ILP: uint8(n), Wait: WaitALU, Bytes: uint32(active * 16)},
+		Inst{Class: ClassDevStore, Count: uint16(n), ILP: uint8(n), Wait: WaitTG, Stream: StreamOutput,
+			Bytes: uint32(active * 16), Unique: uint32(tl.Rows * 4)},
+	)
+}
+
+func noRegs(*Program, Op) Footprint { return Footprint{} }

@@ -1,0 +1,72 @@
+package isa
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestMMA8Chain(t *testing.T) {
+	var c, b, a [64]float32
+	for i := range b {
+		b[i] = float32(i%7) - 3
+		a[i] = float32(i%5)*0.5 - 1
+		c[i] = float32(i) * 0.25
+	}
+	want := c
+	for u := 0; u < 8; u++ {
+		for r := 0; r < 8; r++ {
+			acc := want[u*8+r]
+			for k := 0; k < 8; k++ {
+				acc += b[u*8+k] * a[k*8+r]
+			}
+			want[u*8+r] = acc
+		}
+	}
+	MMA8(&c, &b, &a)
+	if c != want {
+		t.Fatalf("MMA8 differs from the k-ordered chain")
+	}
+}
+
+func TestViewExtents(t *testing.T) {
+	mem := make([]float32, 64)
+	for i := range mem {
+		mem[i] = float32(i)
+	}
+	v := PackedView(8, 4, 3) // 4 wide, 3 rows, starting at 8
+	if got := v.At(mem, 2, 1); got != 8+2+4 {
+		t.Errorf("At(2,1) = %v, want 14", got)
+	}
+	if got := v.At(mem, 4, 0); got != 0 {
+		t.Errorf("At outside d0 = %v, want 0", got)
+	}
+	if got := v.At(mem, 0, 3); got != 0 {
+		t.Errorf("At outside d1 = %v, want 0", got)
+	}
+}
+
+func TestTableComplete(t *testing.T) {
+	md := TableMarkdown()
+	for c := Code(0); c < NumCodes; c++ {
+		in := c.Info()
+		if in.Name == "" || in.expand == nil || in.regs == nil {
+			t.Errorf("op %d: incomplete table row %+v", c, in)
+		}
+		if !strings.Contains(md, "`"+in.Name+"`") {
+			t.Errorf("op %s missing from the Markdown table", in.Name)
+		}
+	}
+}
+
+func TestMergeKeepsDependences(t *testing.T) {
+	in := []Inst{
+		{Class: ClassMMA8, Count: 1, ILP: 1, Wait: WaitTG},
+		{Class: ClassMMA8, Count: 1, ILP: 1, Wait: WaitTG},
+		{Class: ClassFP32, Count: 4, ILP: 4},
+		{Class: ClassFP32, Count: 4, ILP: 4, Wait: WaitALU},
+	}
+	out := merge(in)
+	if len(out) != 3 || out[0].Count != 2 || out[0].ILP != 2 {
+		t.Fatalf("merge = %+v: want two independent MMAs joined, the dependent fp32 group kept apart", out)
+	}
+}

@@ -1,0 +1,173 @@
+package sim
+
+import (
+	"math"
+	"math/bits"
+)
+
+// calendar is the ready queue of a core: a ring of one bucket per cycle over the
+// next calSize cycles (FIFO lists threaded through the simdgroups), a bitmap of
+// non-empty buckets so idle cycles are skipped a word at a time, and a small heap
+// for the rare entries further ahead (long DRAM queueing). Push and pop are O(1);
+// simdgroups ready in the same cycle leave in the order they were queued.
+type calendar struct {
+	now        int64 // every queued time is >= now
+	head, tail [calSize]int32
+	occ        [calSize / 64]uint64
+	n          int      // entries in the ring
+	far        []calFar // entries at now+calSize or later, a min-heap
+}
+
+type calFar struct {
+	t int64
+	i int32
+}
+
+const (
+	calBits = 12
+	calSize = 1 << calBits
+	calMask = calSize - 1
+)
+
+func (q *calendar) init() {
+	for b := range q.head {
+		q.head[b], q.tail[b] = -1, -1
+	}
+}
+
+// push queues simdgroup i at its ready time.
+func (q *calendar) push(c *coreSim, i int32) {
+	t := max(c.sgs[i].ready, q.now)
+	c.sgs[i].ready = t
+	if t-q.now >= calSize {
+		q.farPush(calFar{t, i})
+		return
+	}
+	q.ringAppend(c, i, t)
+}
+
+func (q *calendar) ringAppend(c *coreSim, i int32, t int64) {
+	b := int(t & calMask)
+	c.sgs[i].next = -1
+	if q.head[b] < 0 {
+		q.head[b] = i
+		q.occ[b>>6] |= 1 << (b & 63)
+	} else {
+		c.sgs[q.tail[b]].next = i
+	}
+	q.tail[b] = i
+	q.n++
+}
+
+// nextBucket returns the time of the earliest non-empty ring bucket.
+func (q *calendar) nextBucket() (int64, bool) {
+	if q.n == 0 {
+		return 0, false
+	}
+	start := int(q.now & calMask)
+	w := start >> 6
+	word := q.occ[w] &^ (1<<(start&63) - 1)
+	for k := 0; k <= calSize/64; k++ {
+		if word != 0 {
+			b := w<<6 | bits.TrailingZeros64(word)
+			return q.now + int64((b-start)&calMask), true
+		}
+		w = (w + 1) & (calSize/64 - 1)
+		word = q.occ[w]
+		if w == start>>6 { // wrapped: only the bits before start remain
+			word &= 1<<(start&63) - 1
+		}
+	}
+	return 0, false
+}
+
+// peek returns the earliest queued simdgroup and its time (-1 when empty).
+func (q *calendar) peek(c *coreSim) (int32, int64) {
+	t, ok := q.nextBucket()
+	if len(q.far) > 0 && (!ok || q.far[0].t < t) {
+		return q.far[0].i, q.far[0].t
+	}
+	if !ok {
+		return -1, math.MaxInt64
+	}
+	return q.head[t&calMask], t
+}
+
+// pop removes the entry peek returns and advances the clock to its time.
+func (q *calendar) pop(c *coreSim) { q.popUntil(c, math.MaxInt64) }
+
+// popUntil removes and returns the earliest entry if its time is at most limit
+// (advancing the clock to it), else returns -1.
+func (q *calendar) popUntil(c *coreSim, limit int64) int32 {
+	t, ok := q.nextBucket()
+	var i int32
+	if len(q.far) > 0 && (!ok || q.far[0].t < t) {
+		if q.far[0].t > limit {
+			return -1
+		}
+		q.now, i = q.far[0].t, q.far[0].i
+		q.farPop()
+	} else {
+		if !ok || t > limit {
+			return -1
+		}
+		b := int(t & calMask)
+		i = q.head[b]
+		q.head[b] = c.sgs[i].next
+		if q.head[b] < 0 {
+			q.tail[b] = -1
+			q.occ[b>>6] &^= 1 << (b & 63)
+		}
+		q.n--
+		q.now = t
+	}
+	// entries that came into the ring's window move into it
+	for len(q.far) > 0 && q.far[0].t-q.now < calSize {
+		f := q.far[0]
+		q.farPop()
+		q.ringAppend(c, f.i, f.t)
+	}
+	return i
+}
+
+func (q *calendar) farPush(f calFar) {
+	q.far = append(q.far, f)
+	j := len(q.far) - 1
+	for j > 0 {
+		p := (j - 1) / 2
+		if !farLess(q.far[j], q.far[p]) {
+			break
+		}
+		q.far[j], q.far[p] = q.far[p], q.far[j]
+		j = p
+	}
+}
+
+func (q *calendar) farPop() {
+	n := len(q.far) - 1
+	q.far[0] = q.far[n]
+	q.far = q.far[:n]
+	j := 0
+	for {
+		l := 2*j + 1
+		if l >= n {
+			return
+		}
+		k := l
+		if r := l + 1; r < n && farLess(q.far[r], q.far[l]) {
+			k = r
+		}
+		if !farLess(q.far[k], q.far[j]) {
+			return
+		}
+		q.far[j], q.far[k] = q.far[k], q.far[j]
+		j = k
+	}
+}
+
+func farLess(a, b calFar) bool {
+	if a.t != b.t {
+		return a.t < b.t
+	}
+	return a.i < b.i
+}

@@ -1,0 +1,359 @@
+package sim
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/metalsim/metalsim/isa"
+)
+
+// Param is one chip number with where it came from: a source key of
+// ../shared/docs/apple-gpu.md (e.g. "PT-MB", with the evidence class M/D/C/E in
+// Evidence), or "calibrated" with the measurement file and the command that
+// fitted it in Note.
+type Param struct {
+	Value    float64 `json:"value"`
+	Source   string  `json:"source"`
+	Evidence string  `json:"evidence,omitempty"` // D documented, M measured, C code, E estimate, F fitted
+	Note     string  `json:"note,omitempty"`
+}
+
+// ClassCost is the timing of one instruction class on a chip: the pipe it
+// occupies, for how many cycles (reciprocal throughput per SIMD partition), and
+// the latency until its result can be used.
+type ClassCost struct {
+	Pipe    string `json:"pipe"` // "fma", "ic", "tensor", "mem" (dispatch only), "tgmem", "l1", "sync"
+	Issue   Param  `json:"issue_clk"`
+	Latency Param  `json:"latency_clk"`
+}
+
+// Chip is one GPU described as data (sim/chips/*.json). Every number carries its
+// source; unknown or missing fields are errors that name the field.
+type Chip struct {
+	Name       string   `json:"name"`        // e.g. "M1 Pro 16-core GPU"
+	Aliases    []string `json:"aliases"`     // other names, e.g. "Apple M1 Pro" as in a device description
+	Family     string   `json:"family"`      // MTLGPUFamily, e.g. "apple7"
+	Arch       string   `json:"arch"`        // internal architecture name, e.g. "G13X"
+	TensorPath bool     `json:"tensor_path"` // llama.cpp compiles the tensor (matmul2d) path on this chip by default
+	Notes      string   `json:"notes,omitempty"`
+
+	Cores      Param `json:"cores"`
+	ClockMHz   Param `json:"clock_mhz"`
+	Schedulers Param `json:"schedulers_per_core"` // SIMD partitions, each issuing one instruction per cycle
+	SIMDWidth  Param `json:"simd_width"`
+	// SGIssueInterval is the minimum number of cycles between two instructions of
+	// one simdgroup, independent of dependences.
+	SGIssueInterval Param `json:"sg_issue_interval_clk"`
+	// DispatchInterval is the number of cycles a SIMD partition's dispatch port
+	// needs per instruction (1: one instruction per cycle per partition).
+	DispatchInterval Param `json:"dispatch_interval_clk"`
+
+	MaxThreadsPerCore Param `json:"max_threads_per_core"`
+	MaxThreadsPerTG   Param `json:"max_threads_per_tg"`
+	MaxTGsPerCore     Param `json:"max_tgs_per_core"`
+	TGMemoryPerCore   Param `json:"tg_memory_per_core_bytes"`
+	TGMemoryPerTG     Param `json:"tg_memory_per_tg_bytes"`
+	// RegisterFile is the per-core register capacity (bytes): resident threads
+	// are at most RegisterFile / (4 * registers per thread), rounded down to a
+	// multiple of ThreadGranule (Mesa's G13 occupancy table is this rule with
+	// 208 KiB and 64 threads).
+	RegisterFile  Param `json:"register_file_bytes"`
+	ThreadGranule Param `json:"occupancy_thread_granule"`
+
+	Classes map[string]ClassCost `json:"classes"` // one entry per isa.Class name
+
+	TGMemBytesPerClk Param `json:"tg_memory_bytes_per_clk"`
+	L1BytesPerClk    Param `json:"l1_bytes_per_clk"`
+	L1Bytes          Param `json:"l1_bytes"`
+	L1LatencyNs      Param `json:"l1_latency_ns"`
+	L2Bytes          Param `json:"l2_bytes"`
+	L2LatencyNs      Param `json:"l2_latency_ns"`
+	SLCBytes         Param `json:"slc_bytes"`
+	SLCLatencyNs     Param `json:"slc_latency_ns"`
+	DRAMLatencyNs    Param `json:"dram_latency_ns"`
+	DRAMBandwidthGBs Param `json:"dram_bandwidth_gbs"` // achievable, not the spec sheet figure
+
+	BarrierClk         Param `json:"barrier_clk"`          // threadgroup barrier: release after the last arrival
+	TGLaunchClk        Param `json:"tg_launch_clk"`        // a core's front end launches one threadgroup per this many cycles
+	DispatchOverheadUs Param `json:"dispatch_overhead_us"` // per dependent compute dispatch (encoder barrier + launch)
+
+	class [isa.NumClasses]classCost // resolved by Validate
+	pipes []string
+}
+
+type classCost struct {
+	pipe    int
+	issue   float64
+	latency float64
+}
+
+//go:embed chips/*.json
+var chipFS embed.FS
+
+// Chips returns every embedded chip, sorted by name.
+func Chips() ([]*Chip, error) {
+	entries, err := fs.ReadDir(chipFS, "chips")
+	if err != nil {
+		return nil, err
+	}
+	var out []*Chip
+	for _, e := range entries {
+		data, err := chipFS.ReadFile(path.Join("chips", e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		c, err := ParseChip(data, e.Name())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b *Chip) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// LookupChip finds an embedded chip by name or alias (case-insensitive; a
+// leading "Apple " is ignored).
+func LookupChip(name string) (*Chip, error) {
+	chips, err := Chips()
+	if err != nil {
+		return nil, err
+	}
+	norm := func(s string) string {
+		return strings.TrimPrefix(strings.ToLower(strings.TrimSpace(s)), "apple ")
+	}
+	want := norm(name)
+	var names []string
+	for _, c := range chips {
+		if norm(c.Name) == want {
+			return c, nil
+		}
+		for _, a := range c.Aliases {
+			if norm(a) == want {
+				return c, nil
+			}
+		}
+		names = append(names, c.Name)
+	}
+	return nil, fmt.Errorf("unknown chip %q (known: %s; or load one with --chip-file)", name, strings.Join(names, ", "))
+}
+
+// LoadChipFile reads a user's chip file.
+func LoadChipFile(file string) (*Chip, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return ParseChip(data, file)
+}
+
+// ParseChip decodes and validates one chip file. Unknown fields, missing fields,
+// missing sources and out-of-range values are errors naming the field.
+func ParseChip(data []byte, file string) (*Chip, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var c Chip
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("chip file %s: %w", file, err)
+	}
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("chip file %s: %w", file, err)
+	}
+	return &c, nil
+}
+
+// paramRule bounds one numeric field.
+type paramRule struct {
+	field   string
+	p       *Param
+	lo, hi  float64
+	integer bool
+}
+
+func (c *Chip) rules() []paramRule {
+	return []paramRule{
+		{"cores", &c.Cores, 1, 256, true},
+		{"clock_mhz", &c.ClockMHz, 100, 5000, false},
+		{"schedulers_per_core", &c.Schedulers, 1, 16, true},
+		{"simd_width", &c.SIMDWidth, 32, 32, true},
+		{"sg_issue_interval_clk", &c.SGIssueInterval, 1, 64, false},
+		{"dispatch_interval_clk", &c.DispatchInterval, 1, 16, true},
+		{"max_threads_per_core", &c.MaxThreadsPerCore, 32, 65536, true},
+		{"max_threads_per_tg", &c.MaxThreadsPerTG, 32, 4096, true},
+		{"max_tgs_per_core", &c.MaxTGsPerCore, 1, 1024, true},
+		{"tg_memory_per_core_bytes", &c.TGMemoryPerCore, 1024, 1 << 22, true},
+		{"tg_memory_per_tg_bytes", &c.TGMemoryPerTG, 1024, 1 << 22, true},
+		{"register_file_bytes", &c.RegisterFile, 4096, 1 << 24, true},
+		{"occupancy_thread_granule", &c.ThreadGranule, 1, 1024, true},
+		{"tg_memory_bytes_per_clk", &c.TGMemBytesPerClk, 1, 4096, false},
+		{"l1_bytes_per_clk", &c.L1BytesPerClk, 1, 4096, false},
+		{"l1_bytes", &c.L1Bytes, 1024, 1 << 30, true},
+		{"l1_latency_ns", &c.L1LatencyNs, 1, 10000, false},
+		{"l2_bytes", &c.L2Bytes, 1024, 1 << 34, true},
+		{"l2_latency_ns", &c.L2LatencyNs, 1, 10000, false},
+		{"slc_bytes", &c.SLCBytes, 1024, 1 << 36, true},
+		{"slc_latency_ns", &c.SLCLatencyNs, 1, 10000, false},
+		{"dram_latency_ns", &c.DRAMLatencyNs, 1, 10000, false},
+		{"dram_bandwidth_gbs", &c.DRAMBandwidthGBs, 1, 100000, false},
+		{"barrier_clk", &c.BarrierClk, 0, 100000, false},
+		{"tg_launch_clk", &c.TGLaunchClk, 0, 1e6, false},
+		{"dispatch_overhead_us", &c.DispatchOverheadUs, 0, 1e4, false},
+	}
+}
+
+// pipeNames are the pipes a class may occupy.
+var pipeNames = []string{"fma", "ic", "tensor", "mem", "tgmem", "l1", "sync"}
+
+// Pipe indices used by the core model.
+const (
+	pipeFMA = iota
+	pipeIC
+	pipeTensor
+	pipeMem
+	pipeTGMem
+	pipeL1
+	pipeSync
+	numPipes
+)
+
+// Validate checks every field and resolves the class table.
+func (c *Chip) Validate() error {
+	var errs []error
+	if strings.TrimSpace(c.Name) == "" {
+		errs = append(errs, errors.New("name: missing"))
+	}
+	if c.Family == "" {
+		errs = append(errs, errors.New("family: missing"))
+	}
+	checkParam := func(field string, p *Param, lo, hi float64, integer bool) {
+		switch {
+		case p.Source == "":
+			errs = append(errs, fmt.Errorf("%s: missing (every number needs a value and a source)", field))
+		case math.IsNaN(p.Value) || p.Value < lo || p.Value > hi:
+			errs = append(errs, fmt.Errorf("%s = %g: must be in [%g, %g]", field, p.Value, lo, hi))
+		case integer && p.Value != math.Trunc(p.Value):
+			errs = append(errs, fmt.Errorf("%s = %g: must be a whole number", field, p.Value))
+		}
+	}
+	for _, r := range c.rules() {
+		checkParam(r.field, r.p, r.lo, r.hi, r.integer)
+	}
+	for name := range c.Classes {
+		if _, err := isa.ParseClass(name); err != nil {
+			errs = append(errs, fmt.Errorf("classes: %w", err))
+		}
+	}
+	for cl := isa.Class(0); cl < isa.NumClasses; cl++ {
+		cc, ok := c.Classes[cl.String()]
+		field := "classes." + cl.String()
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s: missing", field))
+			continue
+		}
+		pi := slices.Index(pipeNames, cc.Pipe)
+		if pi < 0 {
+			errs = append(errs, fmt.Errorf("%s.pipe = %q: must be one of %v", field, cc.Pipe, pipeNames))
+		}
+		checkParam(field+".issue_clk", &cc.Issue, 0, 4096, false)
+		checkParam(field+".latency_clk", &cc.Latency, 0, 1e5, false)
+		c.class[cl] = classCost{pipe: pi, issue: cc.Issue.Value, latency: cc.Latency.Value}
+	}
+	return errors.Join(errs...)
+}
+
+// Clock returns the core clock in Hz.
+func (c *Chip) Clock() float64 { return c.ClockMHz.Value * 1e6 }
+
+// Cycles converts nanoseconds to core cycles.
+func (c *Chip) Cycles(ns float64) float64 { return ns * c.ClockMHz.Value / 1000 }
+
+// ParamTable returns every numeric field as (json name, param) in file order,
+// for reports and docs.
+func (c *Chip) ParamTable() []NamedParam {
+	var out []NamedParam
+	v := reflect.ValueOf(c).Elem()
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Type != reflect.TypeOf(Param{}) {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		out = append(out, NamedParam{name, v.Field(i).Interface().(Param)})
+	}
+	for cl := isa.Class(0); cl < isa.NumClasses; cl++ {
+		cc := c.Classes[cl.String()]
+		out = append(out, NamedParam{"classes." + cl.String() + ".issue_clk", cc.Issue},
+			NamedParam{"classes." + cl.String() + ".latency_clk", cc.Latency})
+	}
+	return out
+}
+
+// NamedParam is a chip parameter with its file name.
+type NamedParam struct {
+	Name string
+	Param
+}
+
+// Clone returns a deep copy (for fitting, which changes parameters).
+func (c *Chip) Clone() *Chip {
+	d := *c
+	d.Aliases = slices.Clone(c.Aliases)
+	d.Classes = make(map[string]ClassCost, len(c.Classes))
+	for k, v := range c.Classes {
+		d.Classes[k] = v
+	}
+	return &d
+}
+
+// Param returns the named numeric field ("tg_launch_clk",
+// "classes.mma8.issue_clk", ...).
+func (c *Chip) Param(name string) (Param, error) {
+	for _, np := range c.ParamTable() {
+		if np.Name == name {
+			return np.Param, nil
+		}
+	}
+	return Param{}, fmt.Errorf("chip %s: no parameter %q", c.Name, name)
+}
+
+// SetParam changes one parameter (and re-resolves the class table).
+func (c *Chip) SetParam(name string, p Param) error {
+	if rest, ok := strings.CutPrefix(name, "classes."); ok {
+		cls, field, _ := strings.Cut(rest, ".")
+		cc, ok := c.Classes[cls]
+		if !ok {
+			return fmt.Errorf("chip %s: no class %q", c.Name, cls)
+		}
+		switch field {
+		case "issue_clk":
+			cc.Issue = p
+		case "latency_clk":
+			cc.Latency = p
+		default:
+			return fmt.Errorf("chip %s: no parameter %q", c.Name, name)
+		}
+		c.Classes[cls] = cc
+		return c.Validate()
+	}
+	for _, r := range c.rules() {
+		if r.field == name {
+			*r.p = p
+			return c.Validate()
+		}
+	}
+	return fmt.Errorf("chip %s: no parameter %q", c.Name, name)
+}
+
+// MarshalIndent renders the chip as a chip file.
+func (c *Chip) MarshalIndent() ([]byte, error) { return json.MarshalIndent(c, "", "  ") }

@@ -1,0 +1,522 @@
+package sim
+
+import (
+	"math"
+	"slices"
+
+	"github.com/metalsim/metalsim/isa"
+)
+
+// The core model: one GPU core at simdgroup-instruction level, in whole cycles.
+//
+// A core has S SIMD partitions ("quads"), each with a dispatch port (one
+// instruction per cycle) and its own pipes (fma: integer, float and legacy MMA;
+// ic: conversions; tensor: the 16x16x16 unit), and core-shared ports for
+// threadgroup memory and L1. Any partition issues any ready simdgroup (the
+// calibration rows show that the half-tile's idle simdgroups free their
+// partition's matrix throughput, which a fixed binding would not; docs/model.md),
+// but a simdgroup uses each pipe sequentially: its next instruction on a pipe
+// waits until its previous one there is through. Each simdgroup issues in order,
+// at most once per sg_issue_interval cycles, after its dependences: scoreboard
+// waits on outstanding loads, ILP chains inside a group, barriers. Time jumps
+// from one issue to the next through a calendar queue: idle cycles are never
+// visited.
+
+// Memory levels.
+const (
+	lvlL1 = iota
+	lvlL2
+	lvlSLC
+	lvlDRAM
+	numLevels
+)
+
+var levelNames = [numLevels]string{"L1", "L2", "SLC", "DRAM"}
+
+const (
+	maxQuads  = 16
+	maxChains = 16
+)
+
+// ccost is an instruction class in whole cycles.
+type ccost struct {
+	pipe    int
+	issue   int64 // pipe occupancy
+	latency int64
+}
+
+// model is a chip resolved into cycle units.
+type model struct {
+	chip       *Chip
+	quads      int
+	sgInterval int64
+	dispatch   int64 // dispatch-port cycles per instruction
+	cls        [isa.NumClasses]ccost
+	portBPC    [numPipes]float64 // bytes per cycle of the shared ports
+	lat        [numLevels]int64
+	barrier    int64
+	launch     int64
+}
+
+// cyc rounds a cycle count up to whole cycles (a cycle-level model cannot use
+// a result before the cycle it is ready in).
+func cyc(x float64) int64 { return int64(math.Ceil(x - 1e-9)) }
+
+func newModel(c *Chip) *model {
+	m := &model{chip: c, quads: min(int(c.Schedulers.Value), maxQuads), sgInterval: max(1, cyc(c.SGIssueInterval.Value)),
+		dispatch: max(1, cyc(c.DispatchInterval.Value)), barrier: cyc(c.BarrierClk.Value), launch: cyc(c.TGLaunchClk.Value)}
+	for i, cc := range c.class {
+		m.cls[i] = ccost{pipe: cc.pipe, issue: max(1, cyc(cc.issue)), latency: cyc(cc.latency)}
+	}
+	m.portBPC[pipeTGMem] = c.TGMemBytesPerClk.Value
+	m.portBPC[pipeL1] = c.L1BytesPerClk.Value
+	m.lat[lvlL1] = cyc(c.Cycles(c.L1LatencyNs.Value))
+	m.lat[lvlL2] = cyc(c.Cycles(c.L2LatencyNs.Value))
+	m.lat[lvlSLC] = cyc(c.Cycles(c.SLCLatencyNs.Value))
+	m.lat[lvlDRAM] = cyc(c.Cycles(c.DRAMLatencyNs.Value))
+	return m
+}
+
+// sgState says where a simdgroup is.
+type sgState uint8
+
+const (
+	sgRunning sgState = iota
+	sgBarrier
+	sgDone
+)
+
+type sgRun struct {
+	tg       int32
+	sg       int8
+	state    sgState
+	sec      isa.Section
+	insts    []isa.Inst
+	gi, ii   int
+	step     int
+	ready    int64
+	devReady int64
+	tgReady  int64
+	aluReady int64
+	stored   int64
+	waitFrom int64            // arrival at the current barrier
+	pipeBusy [numPipes]int64  // this simdgroup's own occupancy of each pipe
+	chain    [maxChains]int64 // ILP chains of the current group
+	ci, nch  int              // next chain, chains in the current group
+	next     int32            // calendar queue link
+}
+
+type tgRun struct {
+	prog      *isa.Program
+	tim       *isa.Timing
+	mem       *progMem
+	first     int32 // index of simdgroup 0 in coreSim.sgs
+	arrived   int
+	arriveMax int64
+	done      int
+	loop      bool // steady-state mode: the body repeats forever
+	repeat    bool // its weights were just read by a neighbouring threadgroup
+	start     int64
+	finish    int64
+	barriers  int // barriers released in the current body iteration
+	nbody     int // barriers per body iteration
+	marks     []int64
+	id        int
+	live      bool
+}
+
+// coreStats accumulates what a core did.
+type coreStats struct {
+	pipeBusy  [numPipes]float64 // cycles of occupancy summed over servers
+	issued    [isa.NumClasses]int64
+	barrierSG float64 // simdgroup-cycles spent waiting at barriers
+	levelHits [numLevels]int64
+	dramBytes float64
+}
+
+// coreSim simulates one core.
+type coreSim struct {
+	m         *model
+	quadFree  [maxQuads]int64           // dispatch port: when it takes the next instruction
+	pipeFree  [numPipes][maxQuads]int64 // per pipe, per partition
+	portFree  [numPipes]float64
+	sgs       []sgRun
+	tgs       []tgRun
+	q         calendar
+	stats     coreStats
+	weightLvl int       // level serving weight lines re-read in the next k-step
+	actLvl    int       // level serving activations
+	finished  []int     // threadgroup slots that finished since the driver last looked
+	stalls    []stall64 // threadgroup launches: no partition issues meanwhile
+	dram      *dramServer
+	trace     traceSink
+}
+
+func newCoreSim(m *model) *coreSim {
+	c := &coreSim{m: m, weightLvl: lvlL2, actLvl: lvlL2}
+	c.q.init()
+	return c
+}
+
+// addTG makes a threadgroup resident, its simdgroups ready at time t.
+func (c *coreSim) addTG(prog *isa.Program, mem *progMem, t int64, loop, repeat bool, id int) int {
+	slot := -1
+	for i := range c.tgs {
+		if !c.tgs[i].live && c.tgs[i].prog.NSG == prog.NSG {
+			slot = i
+			break
+		}
+	}
+	if slot < 0 {
+		slot = len(c.tgs)
+		c.tgs = append(c.tgs, tgRun{first: int32(len(c.sgs))})
+		for s := 0; s < prog.NSG; s++ {
+			c.sgs = append(c.sgs, sgRun{})
+		}
+	}
+	tg := &c.tgs[slot]
+	tim := prog.Timing()
+	nbody := 0
+	for _, in := range tim.Insts[isa.SecBody][0] {
+		if in.Class == isa.ClassBarrier {
+			nbody++
+		}
+	}
+	*tg = tgRun{prog: prog, tim: tim, mem: mem, first: tg.first, loop: loop, repeat: repeat,
+		start: t, id: id, live: true, marks: tg.marks[:0], nbody: nbody}
+	for s := 0; s < prog.NSG; s++ {
+		i := tg.first + int32(s)
+		sg := &c.sgs[i]
+		*sg = sgRun{tg: int32(slot), sg: int8(s), ready: t}
+		c.enterSection(sg, isa.SecPrologue)
+		if sg.state == sgRunning {
+			c.readyNext(sg, t, true)
+			c.q.push(c, i)
+		}
+	}
+	c.checkBarrier(tg)
+	return slot
+}
+
+// enterSection positions sg at the start of a section, skipping empty sections.
+func (c *coreSim) enterSection(sg *sgRun, sec isa.Section) {
+	tg := &c.tgs[sg.tg]
+	for {
+		if sec == isa.SecBody && tg.prog.Steps == 0 && !tg.loop {
+			sec = isa.SecEpilogue
+		}
+		if sec >= isa.NumSections {
+			sg.state = sgDone
+			tg.done++
+			tg.finish = max(tg.finish, sg.ready)
+			if tg.done == tg.prog.NSG {
+				tg.live = false
+				c.finished = append(c.finished, int(sg.tg))
+			}
+			return
+		}
+		sg.sec, sg.gi, sg.ii = sec, 0, 0
+		sg.insts = tg.tim.Insts[sec][sg.sg]
+		if len(sg.insts) > 0 {
+			sg.state = sgRunning
+			return
+		}
+		sec++
+	}
+}
+
+// readyNext sets sg.ready to the earliest time its next instruction may issue,
+// given that the previous one issued at t (or, fresh, that it starts at t).
+func (c *coreSim) readyNext(sg *sgRun, t int64, fresh bool) {
+	r := t
+	if !fresh {
+		r += c.m.sgInterval
+	}
+	in := &sg.insts[sg.gi]
+	if sg.ii == 0 {
+		if in.Wait&isa.WaitDevice != 0 {
+			r = max(r, sg.devReady)
+		}
+		if in.Wait&isa.WaitTG != 0 {
+			r = max(r, sg.tgReady)
+		}
+		if in.Wait&isa.WaitALU != 0 {
+			r = max(r, sg.aluReady)
+		}
+		sg.nch = chains(in)
+		sg.ci = 0
+		for j := 0; j < sg.nch; j++ {
+			sg.chain[j] = 0
+		}
+	} else {
+		r = max(r, sg.chain[sg.ci])
+	}
+	if p := c.m.cls[in.Class].pipe; p < pipeMem {
+		r = max(r, sg.pipeBusy[p])
+	}
+	sg.ready = r
+}
+
+func chains(in *isa.Inst) int { return max(1, min(int(in.ILP), maxChains)) }
+
+// run issues instructions until none is ready at or before limit.
+func (c *coreSim) run(limit int64) {
+	for {
+		i := c.q.popUntil(c, limit)
+		if i < 0 {
+			return
+		}
+		c.issue(i)
+	}
+}
+
+// nextTime returns the time of the earliest pending issue, or math.MaxInt64.
+func (c *coreSim) nextTime() int64 {
+	_, t := c.q.peek(c)
+	return t
+}
+
+// issue issues the next instruction of simdgroup i, which the caller has just
+// taken off the queue, and queues i again if it has more to issue.
+func (c *coreSim) issue(i int32) {
+	sg := &c.sgs[i]
+	in := &sg.insts[sg.gi]
+	t := sg.ready
+	if in.Class == isa.ClassBarrier {
+		sg.state = sgBarrier
+		sg.waitFrom = max(t, sg.stored)
+		tg := &c.tgs[sg.tg]
+		tg.arrived++
+		tg.arriveMax = max(tg.arriveMax, sg.waitFrom)
+		c.checkBarrier(tg)
+		return
+	}
+	m := c.m
+	cc := &m.cls[in.Class]
+	// the partition that can take the instruction first
+	q, best := 0, int64(math.MaxInt64)
+	qf := c.quadFree[:m.quads]
+	if cc.pipe < pipeMem {
+		pf := c.pipeFree[cc.pipe][:m.quads]
+		for k, f := range qf {
+			if p := pf[k]; p > f {
+				f = p
+			}
+			if f < best {
+				best, q = f, k
+			}
+		}
+	} else {
+		for k, f := range qf {
+			if f < best {
+				best, q = f, k
+			}
+		}
+	}
+	t = max(t, best)
+	for _, s := range c.stalls {
+		if t >= s.b && t < s.e {
+			t = s.e
+		}
+	}
+	var occ int64
+	if cc.pipe == pipeTGMem || cc.pipe == pipeL1 {
+		start := fmax(float64(t), c.portFree[cc.pipe])
+		o := fmax(1, float64(in.Bytes)/m.portBPC[cc.pipe])
+		c.portFree[cc.pipe] = start + o
+		c.stats.pipeBusy[cc.pipe] += o
+		occ = cyc(start+o) - t
+	}
+	c.quadFree[q] = t + m.dispatch
+	if cc.pipe < pipeMem {
+		c.pipeFree[cc.pipe][q] = t + cc.issue
+		sg.pipeBusy[cc.pipe] = t + cc.issue
+		c.stats.pipeBusy[cc.pipe] += float64(cc.issue)
+	}
+	c.stats.issued[in.Class]++
+	switch in.Class {
+	case isa.ClassDevLoad, isa.ClassConstLoad:
+		sg.devReady = max(sg.devReady, t+occ+c.loadLatency(sg, in, t)+cc.latency)
+	case isa.ClassDevStore:
+		sg.stored = max(sg.stored, t+occ)
+		if sg.ii == 0 {
+			c.stats.dramBytes += float64(in.Unique)
+			if c.dram != nil {
+				c.dram.reserve(float64(t), float64(in.Unique))
+			}
+		}
+	case isa.ClassTGLoad:
+		sg.tgReady = max(sg.tgReady, t+occ+cc.latency)
+	case isa.ClassTGStore:
+		sg.stored = max(sg.stored, t+occ)
+	default:
+		res := t + cc.latency
+		sg.chain[sg.ci] = res
+		sg.aluReady = max(sg.aluReady, res)
+	}
+	if c.trace != nil {
+		c.trace.issue(c, sg, in, t)
+	}
+	// advance
+	sg.ii++
+	if sg.ci++; sg.ci == sg.nch {
+		sg.ci = 0
+	}
+	if sg.ii == int(in.Count) {
+		sg.ii = 0
+		sg.gi++
+		if sg.gi == len(sg.insts) {
+			sg.ready = t
+			c.endSection(i)
+			return
+		}
+	}
+	c.readyNext(sg, t, false)
+	c.q.push(c, i)
+}
+
+// endSection moves simdgroup i past the end of its current section.
+func (c *coreSim) endSection(i int32) {
+	sg := &c.sgs[i]
+	tg := &c.tgs[sg.tg]
+	t := sg.ready
+	switch sg.sec {
+	case isa.SecPrologue:
+		c.enterSection(sg, isa.SecBody)
+	case isa.SecBody:
+		sg.step++
+		if tg.loop || sg.step < tg.prog.Steps {
+			c.enterSection(sg, isa.SecBody)
+		} else {
+			c.enterSection(sg, isa.SecEpilogue)
+		}
+	default:
+		c.enterSection(sg, isa.NumSections)
+	}
+	if sg.state == sgRunning {
+		c.readyNext(sg, t, false)
+		c.q.push(c, i)
+	}
+}
+
+// checkBarrier releases a threadgroup's barrier once every simdgroup arrived.
+func (c *coreSim) checkBarrier(tg *tgRun) {
+	if !tg.live || tg.arrived == 0 || tg.arrived < tg.prog.NSG-tg.done {
+		return
+	}
+	release := tg.arriveMax + c.m.barrier
+	tg.arrived, tg.arriveMax = 0, 0
+	inBody := false
+	for s := 0; s < tg.prog.NSG; s++ {
+		i := tg.first + int32(s)
+		sg := &c.sgs[i]
+		if sg.state != sgBarrier {
+			continue
+		}
+		inBody = inBody || sg.sec == isa.SecBody
+		c.stats.barrierSG += float64(release - sg.waitFrom)
+		if c.trace != nil {
+			c.trace.barrier(c, sg, sg.waitFrom, release)
+		}
+		sg.state = sgRunning
+		sg.ready = release
+		sg.ii = 0
+		sg.gi++
+		if sg.gi == len(sg.insts) {
+			c.endSection(i)
+			continue
+		}
+		c.readyNext(sg, release, true)
+		c.q.push(c, i)
+	}
+	if inBody {
+		tg.barriers++
+		if tg.barriers == 1 {
+			tg.marks = append(tg.marks, release)
+		}
+		if tg.barriers == tg.nbody {
+			tg.barriers = 0
+		}
+	}
+}
+
+// loadLatency returns the memory latency of a device or constant load group
+// issued at t, and accounts its DRAM traffic.
+func (c *coreSim) loadLatency(sg *sgRun, in *isa.Inst, t int64) int64 {
+	lvl := lvlL2
+	var dramBytes float64
+	switch in.Stream {
+	case isa.StreamCodebook:
+		lvl = lvlL1
+	case isa.StreamMeta:
+		lvl = lvlL2
+	case isa.StreamWeights:
+		tg := &c.tgs[sg.tg]
+		if tg.mem.newLine(int(sg.sg), sg.step) {
+			lvl = lvlDRAM
+			if tg.repeat {
+				lvl = lvlSLC
+			}
+		} else {
+			lvl = c.weightLvl
+		}
+		if sg.ii == 0 && !tg.repeat {
+			dramBytes = float64(in.Unique)
+		}
+	case isa.StreamActivations:
+		lvl = c.actLvl
+		if sg.ii == 0 {
+			dramBytes = float64(in.Unique) / float64(c.tgs[sg.tg].mem.actReuse)
+		}
+	}
+	c.stats.levelHits[lvl]++
+	lat := c.m.lat[lvl]
+	if dramBytes > 0 {
+		c.stats.dramBytes += dramBytes
+		if c.dram != nil {
+			// the transfer queues behind earlier ones at the channel's bandwidth
+			lat = max(lat, cyc(c.dram.reserve(float64(t), dramBytes))-t)
+		}
+	}
+	return lat
+}
+
+// stall64 is an interval of cycles in which the core issues nothing.
+type stall64 struct{ b, e int64 }
+
+// addStall records a launch interval and forgets those that ended before now.
+func (c *coreSim) addStall(b, e int64) {
+	now := c.q.now
+	c.stalls = slices.DeleteFunc(c.stalls, func(s stall64) bool { return s.e <= now })
+	c.stalls = append(c.stalls, stall64{b, e})
+}
+
+// dramServer is a DRAM channel: transfers are served in order at the achievable
+// bandwidth (chip-wide in the detailed engine, a core's share in mix runs).
+type dramServer struct {
+	free        float64
+	bytesPerClk float64
+}
+
+// reserve queues a transfer that starts no earlier than t and returns its
+// completion time.
+func (d *dramServer) reserve(t, bytes float64) float64 {
+	d.free = math.Max(d.free, t) + bytes/d.bytesPerClk
+	return d.free
+}
+
+// traceSink receives issue and barrier events (the detailed engine's timeline
+// view); nil costs nothing.
+type traceSink interface {
+	issue(c *coreSim, sg *sgRun, in *isa.Inst, t int64)
+	barrier(c *coreSim, sg *sgRun, from, to int64)
+}
+
+// fmax is max for the non-NaN times of the model (math.Max's NaN and signed-zero
+// handling costs more than the comparison in this hot path).
+func fmax(a, b float64) float64 {
+	if a > b {
+		return a
+	}
+	return b
+}

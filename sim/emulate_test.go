@@ -1,0 +1,191 @@
+package sim_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/golden"
+	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/tile"
+)
+
+// randomTensors makes a problem's operands: random blocks with a sane scale (the
+// first two bytes of every block are a half in [2^-8, 2^-4)), activations in
+// [-1, 1], uniform distinct routing.
+func randomTensors(p tile.Problem, seed uint64) *sim.Tensors {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	rb, _ := p.TypeA.RowBytes(p.K)
+	w := make([]byte, p.Experts*p.M*rb)
+	for i := range w {
+		w[i] = byte(rng.Uint32())
+	}
+	l := p.TypeA.Layout()
+	if p.TypeA.Quantized() {
+		for off := 0; off < len(w); off += l.BlockBytes {
+			h := dequant.HalfFromFloat32(float32(math.Ldexp(1+rng.Float64(), -8+rng.IntN(4))))
+			w[off], w[off+1] = byte(h), byte(h>>8)
+		}
+	} else {
+		for off := 0; off+1 < len(w); off += 2 {
+			h := dequant.HalfFromFloat32(float32(rng.Float64()*2 - 1))
+			w[off], w[off+1] = byte(h), byte(h>>8)
+		}
+	}
+	src1 := make([]float32, p.Tokens*p.SrcRows()*p.K)
+	for i := range src1 {
+		src1[i] = float32(rng.Float64()*2 - 1)
+	}
+	return &sim.Tensors{Weights: w, Src1: src1, IDs: tile.UniformRouting(p, seed)}
+}
+
+// maxRatio returns the largest |dst - ref_f16in| / tolerance.
+func maxRatio(p tile.Problem, dst []float32, ref golden.References) float64 {
+	worst := 0.0
+	for i, v := range dst {
+		tol := float64(p.K+1) / (1 << 24) * ref.SumAbs[i] * (1 + float64(p.K)/(1<<24))
+		worst = math.Max(worst, math.Abs(float64(v)-float64(ref.F16In[i]))/tol)
+	}
+	return worst
+}
+
+// TestBExtentsBug reproduces the tensor path's B view bug: with a half-tile
+// (16 tokens) view declared dextents(tokens, NK) as upstream ggml does, the
+// values are wrong; declared dextents(NK, tokens) they are right.
+func TestBExtentsBug(t *testing.T) {
+	p := tile.Problem{Experts: 4, Used: 2, M: 64, K: 256, Tokens: 40, TypeA: dequant.Q8_0}
+	ts := randomTensors(p, 3)
+	ref := golden.Reference(p, ts)
+	fixed := tile.HalfTile()
+	buggy := tile.HalfTile()
+	buggy.BExtents = tile.ExtentsUpstream
+	good, err := sim.Emulate(p, tile.Kernel{Variant: fixed, Path: tile.Tensor}, ts, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, err := sim.Emulate(p, tile.Kernel{Variant: buggy, Path: tile.Tensor}, ts, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := maxRatio(p, good.Dst, ref); r > 1 {
+		t.Errorf("fixed extents: error %.3g x tolerance, want <= 1", r)
+	}
+	if r := maxRatio(p, bad.Dst, ref); r < 1e3 {
+		t.Errorf("upstream extents on a 16-token view: error only %.3g x tolerance, want the bug to show", r)
+	}
+	// with NR1 == NK (the upstream full tile) both declarations are right
+	up := tile.Upstream()
+	up.BExtents = tile.ExtentsFixed
+	for _, v := range []tile.Variant{tile.Upstream(), up} {
+		res, err := sim.Emulate(p, tile.Kernel{Variant: v, Path: tile.Tensor}, ts, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := maxRatio(p, res.Dst, ref); r > 1 {
+			t.Errorf("%s extents %d on the full tile: error %.3g x tolerance", v.Name, v.BExtents, r)
+		}
+	}
+}
+
+// TestEmulateAgainstReference covers every weight type on both paths and the
+// built-in mm_id variants, with partial row tiles and tiles crossing 32 tokens.
+func TestEmulateAgainstReference(t *testing.T) {
+	for _, typ := range dequant.Types() {
+		k := 256
+		p := tile.Problem{Experts: 4, Used: 2, M: 96, K: k, Tokens: 37, TypeA: typ}
+		ts := randomTensors(p, uint64(typ)+11)
+		ref := golden.Reference(p, ts)
+		var first []float32
+		for _, path := range []tile.Path{tile.Simdgroup, tile.Tensor} {
+			for _, v := range []tile.Variant{tile.Upstream(), tile.HalfTile(), tile.HalfTileDual()} {
+				if v.DualDescriptor && path == tile.Simdgroup {
+					continue
+				}
+				res, err := sim.Emulate(p, tile.Kernel{Variant: v, Path: path}, ts, 0)
+				if err != nil {
+					t.Fatalf("%s %s/%s: %v", typ, v.Name, path, err)
+				}
+				if r := maxRatio(p, res.Dst, ref); r > 1 {
+					t.Errorf("%s %s/%s: error %.3g x tolerance", typ, v.Name, path, r)
+				}
+				if path == tile.Simdgroup {
+					if first == nil {
+						first = res.Dst
+					} else if !sameBits(first, res.Dst) {
+						t.Errorf("%s %s/simdgroup: bits differ from upstream", typ, v.Name)
+					}
+				}
+			}
+		}
+	}
+}
+
+func sameBits(a, b []float32) bool {
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
+
+// TestEmulateDeterministicAcrossWorkers: the same bits with 1 and 3 workers.
+func TestEmulateDeterministicAcrossWorkers(t *testing.T) {
+	p := tile.Problem{Experts: 8, Used: 2, M: 128, K: 256, Tokens: 64, TypeA: dequant.IQ3_XXS}
+	ts := randomTensors(p, 5)
+	k := tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}
+	a, err := sim.Emulate(p, k, ts, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := sim.Emulate(p, k, ts, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameBits(a.Dst, b.Dst) {
+		t.Fatal("emulation differs between 1 and 3 workers")
+	}
+}
+
+// TestEmulateCounters checks the counters on a routing whose tiles are known.
+func TestEmulateCounters(t *testing.T) {
+	// 2 experts, 1 per token, 40 tokens: expert 0 gets tokens 0..9 (10), expert 1
+	// the other 30. Tiles: e0 [10], e1 [30]; m = 128 gives 2 row tiles.
+	p := tile.Problem{Experts: 2, Used: 1, M: 128, K: 256, Tokens: 40, TypeA: dequant.IQ2_XS}
+	ts := randomTensors(p, 1)
+	for i := range ts.IDs {
+		ts.IDs[i] = 1
+		if i < 10 {
+			ts.IDs[i] = 0
+		}
+	}
+	res, err := sim.Emulate(p, tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}, ts, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Counters
+	// grid: x = ceil(40/32) = 2, y = 2, z = 2
+	if c.Launched != 8 || c.Active != 4 || c.Exited != 4 {
+		t.Errorf("launched/active/exited = %d/%d/%d, want 8/4/4", c.Launched, c.Active, c.Exited)
+	}
+	steps := int64(p.K / 32)
+	// expert 0's two tiles (10 tokens) skip their upper half: simdgroups 2 and 3
+	if c.Skipped.HalfTiles != 2 {
+		t.Errorf("half-tiles skipped = %d, want 2", c.Skipped.HalfTiles)
+	}
+	// each active simdgroup: 32 MMAs per k-step
+	if want := steps * 32 * (4*4 - 2*2); c.Work.MMA8 != want {
+		t.Errorf("MMAs executed = %d, want %d", c.Work.MMA8, want)
+	}
+	if want := steps * 32 * 2 * 2; c.Skipped.MMA8 != want {
+		t.Errorf("MMAs skipped = %d, want %d", c.Skipped.MMA8, want)
+	}
+	// word codebook reads: 4 uint32 per lane per chunk, 128 lanes x 1 chunk per k-step
+	if got, want := c.Work.CodebookLoads[4], 4*steps*128*4; got != want {
+		t.Errorf("4-byte codebook loads = %d, want %d", got, want)
+	}
+	if c.Work.CodebookLoads[1] != 0 {
+		t.Errorf("byte codebook loads = %d with word reads", c.Work.CodebookLoads[1])
+	}
+}

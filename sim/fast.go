@@ -1,0 +1,500 @@
+package sim
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/metalsim/metalsim/isa"
+)
+
+// The fast engine: threadgroup-level events over the whole chip, with the
+// per-core throughput of every mix of resident threadgroups measured once by the
+// instruction-level core model and cached.
+//
+// A threadgroup's life on a core: the core's front end launches it (one launch
+// per tg_launch_clk), it spends its fixed overhead (prologue and epilogue
+// latency, measured alone on the core model), then runs its k-steps at the rate
+// the current mix of k-looping threadgroups on that core sustains; the rate is
+// re-read whenever the mix changes. Early-exit threadgroups hold their slot for
+// their launch and their one routing read. Dispatch follows the hardware: linear
+// index order, round-robin over cores first, then one threadgroup per freed slot.
+
+// classKey identifies a threadgroup class: a program and whether its weights
+// come from a cache.
+type classKey struct {
+	prog   *isa.Program
+	repeat bool
+}
+
+type classInfo struct {
+	classKey
+	mem      *progMem
+	overhead float64 // cycles outside the k-loop (prologue + epilogue), or the whole life of an exit
+	mixID    int     // the k-loop class: programs whose loop bodies time alike share it
+	rank     string  // canonical order of k-loop classes in a mix (independent of id assignment)
+}
+
+// loopClass is what makes two k-loops time alike: the body's timing
+// instructions (all but their unique-byte counts, which differ with the tokens of
+// a restaged tile and only feed DRAM traffic), the weight line pattern and
+// whether the weights come from a cache.
+type loopClass struct {
+	body   string
+	lines  *progMem
+	repeat bool
+}
+
+// mixResult is what the core model measured for one mix.
+type mixResult struct {
+	period map[int]float64 // cycles per k-step for a threadgroup of each class in the mix
+	util   utilization
+	idleSG float64 // simdgroup-cycles waiting at barriers per cycle
+	instr  int64   // simdgroup instructions the measurement simulated
+}
+
+// utilization is the busy fraction of each core resource.
+type utilization struct {
+	FMA, IC, Tensor, TGMem, L1, DRAM, Issue float64
+}
+
+func (u *utilization) addScaled(o utilization, w float64) {
+	u.FMA += w * o.FMA
+	u.IC += w * o.IC
+	u.Tensor += w * o.Tensor
+	u.TGMem += w * o.TGMem
+	u.L1 += w * o.L1
+	u.DRAM += w * o.DRAM
+	u.Issue += w * o.Issue
+}
+
+// coreCache holds the measured mixes of one chip, kernel and problem shape.
+type coreCache struct {
+	m        *model
+	classes  map[classKey]int
+	info     []classInfo
+	loops    map[loopClass]int // k-loop class -> the class id that represents it
+	mixes    map[string]*mixResult
+	simInstr int64 // instructions simulated by the core model for this cache
+	dramBPC  float64
+	tgsHint  int
+	lineSets map[string]*progMem // canonical line patterns
+}
+
+func newCoreCache(m *model, tgsPerCore int) *coreCache {
+	c := m.chip
+	return &coreCache{m: m, classes: map[classKey]int{}, mixes: map[string]*mixResult{}, loops: map[loopClass]int{},
+		dramBPC: c.DRAMBandwidthGBs.Value * 1e9 / c.Clock() / c.Cores.Value, tgsHint: tgsPerCore,
+		lineSets: map[string]*progMem{}}
+}
+
+// class returns the class id of a program, measuring its overhead on first use.
+func (cc *coreCache) class(p *isa.Program, repeat bool, mem *progMem) int {
+	k := classKey{p, repeat}
+	if id, ok := cc.classes[k]; ok {
+		return id
+	}
+	id := len(cc.info)
+	cc.classes[k] = id
+	cc.info = append(cc.info, classInfo{classKey: k, mem: mem, mixID: id})
+	if !p.Exit {
+		lc := loopClass{bodySignature(p), mem.canonical(cc.lineSets), repeat}
+		if rep, ok := cc.loops[lc]; ok {
+			cc.info[id].mixID = rep
+		} else {
+			cc.loops[lc] = id
+			cc.info[id].rank = fmt.Sprintf("%s#%s#%v", lc.body, lc.lines.key, repeat)
+		}
+	}
+	cc.info[id].overhead = cc.overhead(id)
+	return id
+}
+
+// bodySignature renders the timing-relevant content of a program's loop body.
+func bodySignature(p *isa.Program) string {
+	var b []byte
+	for _, insts := range p.Timing().Insts[isa.SecBody] {
+		for _, in := range insts {
+			b = fmt.Appendf(b, "%d/%d/%d/%d/%d/%d;", in.Class, in.Count, in.ILP, in.Wait, in.Stream, in.Bytes)
+		}
+		b = append(b, '|')
+	}
+	return string(b)
+}
+
+func (cc *coreCache) newCore() *coreSim {
+	cs := newCoreSim(cc.m)
+	cs.dram = &dramServer{bytesPerClk: cc.dramBPC}
+	cs.weightLvl, cs.actLvl = cacheLevels(cc.m, cc.tgsHint)
+	return cs
+}
+
+// cacheLevels decides which level serves re-read weight lines and activations,
+// from the working set of the resident threadgroups (64 weight rows of one
+// 128-byte line each per threadgroup, plus 32 activation rows).
+func cacheLevels(m *model, tgsPerCore int) (weights, act int) {
+	c := m.chip
+	perCore := float64(tgsPerCore) * (64 + 32) * lineBytes
+	chip := perCore * c.Cores.Value
+	pick := func(bytes float64) int {
+		switch {
+		case perCore <= c.L1Bytes.Value:
+			return lvlL1
+		case chip <= c.L2Bytes.Value:
+			return lvlL2
+		case chip <= c.SLCBytes.Value:
+			return lvlSLC
+		}
+		return lvlDRAM
+	}
+	return pick(perCore), pick(chip)
+}
+
+// overhead measures, on an otherwise idle core, the cycles a threadgroup spends
+// outside its steady k-loop: its whole life minus Steps steady steps.
+func (cc *coreCache) overhead(id int) float64 {
+	ci := &cc.info[id]
+	cs := cc.newCore()
+	cs.addTG(ci.prog, ci.mem, 0, false, ci.repeat, 0)
+	cs.run(math.MaxInt64)
+	cc.simInstr += issued(cs)
+	total := float64(cs.tgs[0].finish)
+	if ci.prog.Exit || ci.prog.Steps == 0 {
+		return total
+	}
+	mid := ci.mixID
+	r := cc.mix([]int{mid})
+	return math.Max(0, total-float64(ci.prog.Steps)*r.period[mid])
+}
+
+func issued(cs *coreSim) int64 {
+	var n int64
+	for _, v := range cs.stats.issued {
+		n += v
+	}
+	return n
+}
+
+const (
+	mixWarmup  = 2 // k-steps before measuring
+	mixMeasure = 6 // k-steps measured
+)
+
+// mix returns the measured periods of a sorted multiset of classes.
+func (cc *coreCache) mix(ids []int) *mixResult {
+	key := mixKey(ids)
+	if r, ok := cc.mixes[key]; ok {
+		return r
+	}
+	cs := cc.newCore()
+	for j, id := range ids {
+		ci := &cc.info[id]
+		cs.addTG(ci.prog, ci.mem, int64(j)*cc.m.launch, true, ci.repeat, j)
+	}
+	// run until every threadgroup has warmed up and been measured
+	need := mixWarmup + mixMeasure + 1
+	for {
+		done := true
+		for i := range cs.tgs {
+			if len(cs.tgs[i].marks) < need {
+				done = false
+				break
+			}
+		}
+		if done || cs.nextTime() == math.MaxInt64 {
+			break
+		}
+		cs.run(cs.nextTime() + 256)
+	}
+	r := &mixResult{period: map[int]float64{}}
+	count := map[int]int{}
+	var t1 int64
+	for j, id := range ids {
+		mk := cs.tgs[j].marks
+		if len(mk) < need {
+			continue
+		}
+		r.period[id] += float64(mk[need-1]-mk[mixWarmup]) / mixMeasure
+		count[id]++
+		t1 = max(t1, mk[need-1])
+	}
+	for id, n := range count {
+		r.period[id] /= float64(n)
+	}
+	el := float64(max(t1, 1))
+	r.instr = issued(cs)
+	cc.simInstr += r.instr
+	r.util = cs.utilization(el)
+	r.idleSG = cs.stats.barrierSG / el
+	cc.mixes[key] = r
+	return r
+}
+
+// utilization returns the busy fractions of a core over el cycles.
+func (c *coreSim) utilization(el float64) utilization {
+	q := float64(c.m.quads)
+	s := &c.stats
+	var n int64
+	for _, v := range s.issued {
+		n += v
+	}
+	u := utilization{
+		FMA:    s.pipeBusy[pipeFMA] / (el * q),
+		IC:     s.pipeBusy[pipeIC] / (el * q),
+		Tensor: s.pipeBusy[pipeTensor] / (el * q),
+		TGMem:  s.pipeBusy[pipeTGMem] / el,
+		L1:     s.pipeBusy[pipeL1] / el,
+		Issue:  float64(n) / (el * q),
+	}
+	if c.dram != nil {
+		u.DRAM = s.dramBytes / (el * c.dram.bytesPerClk)
+	}
+	return u
+}
+
+// sortMix orders k-loop class ids canonically, so a mix is simulated the same
+// way whatever ids its classes got.
+func (cc *coreCache) sortMix(ids []int) {
+	slices.SortFunc(ids, func(a, b int) int {
+		if c := strings.Compare(cc.info[a].rank, cc.info[b].rank); c != 0 {
+			return c
+		}
+		return a - b
+	})
+}
+
+func mixKey(ids []int) string {
+	b := make([]byte, 0, 2*len(ids))
+	for _, id := range ids {
+		b = append(b, byte(id), byte(id>>8))
+	}
+	return string(b)
+}
+
+// slot phases
+const (
+	phIdle = iota
+	phPre  // launched, in prologue/epilogue overhead
+	phBody // in the k-loop
+	phExit // early exit
+)
+
+type slot struct {
+	class     int
+	phase     uint8
+	remaining float64 // k-steps left
+	period    float64
+	last      float64
+	ver       uint32
+}
+
+type fastCore struct {
+	slots        []slot
+	launcherFree float64
+	mixSince     float64
+	mixKey       string
+	ids          []int
+	lastUpdate   float64
+	pauses       []pause // threadgroup launches: the core issues nothing meanwhile
+}
+
+type pause struct{ b, e float64 }
+
+// effective returns the unpaused time in [t0, t1].
+func (c *fastCore) effective(t0, t1 float64) float64 {
+	d := t1 - t0
+	for _, p := range c.pauses {
+		d -= math.Max(0, math.Min(p.e, t1)-math.Max(p.b, t0))
+	}
+	return math.Max(0, d)
+}
+
+// endTime returns when work cycles of unpaused time starting at t0 are done.
+func (c *fastCore) endTime(t0, work float64) float64 {
+	t := t0
+	for _, p := range c.pauses {
+		if p.e <= t {
+			continue
+		}
+		if p.b > t {
+			if t+work <= p.b {
+				return t + work
+			}
+			work -= p.b - t
+		}
+		t = p.e
+	}
+	return t + work
+}
+
+type event struct {
+	t    float64
+	core int32
+	slot int32
+	ver  uint32
+}
+
+type eventHeap []event
+
+func (h eventHeap) Len() int { return len(h) }
+func (h eventHeap) Less(i, j int) bool {
+	if h[i].t != h[j].t {
+		return h[i].t < h[j].t
+	}
+	if h[i].core != h[j].core {
+		return h[i].core < h[j].core
+	}
+	return h[i].slot < h[j].slot
+}
+func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
+func (h *eventHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// fastResult is what one fast-engine run produced.
+type fastResult struct {
+	cycles   float64
+	util     utilization
+	idleSG   float64 // simdgroup-cycles at barriers, chip-wide
+	busy     []float64
+	mixTime  float64
+	events   int64
+	launched int64
+}
+
+// source enumerates a grid's threadgroups in dispatch order.
+type source interface {
+	len() int
+	// class returns the class id of threadgroup i.
+	class(i int) int
+}
+
+// runFast simulates a grid on cores x tgsPerCore slots.
+func runFast(cc *coreCache, src source, cores, tgsPerCore int) fastResult {
+	fc := make([]fastCore, cores)
+	for i := range fc {
+		fc[i].slots = make([]slot, tgsPerCore)
+	}
+	var h eventHeap
+	next := 0
+	n := src.len()
+	res := fastResult{busy: make([]float64, cores), launched: int64(n)}
+	wsum := 0.0
+
+	// accountMix closes the current mix interval of a core.
+	accountMix := func(c *fastCore, t float64) {
+		if d := t - c.mixSince; d > 0 && c.mixKey != "" {
+			r := cc.mixes[c.mixKey]
+			res.util.addScaled(r.util, d)
+			res.idleSG += r.idleSG * d
+			wsum += d
+		}
+		c.mixSince = t
+	}
+	// update re-reads the rates of a core's k-looping threadgroups at time t.
+	update := func(ci int, t float64) {
+		c := &fc[ci]
+		accountMix(c, t)
+		eff := c.effective(c.lastUpdate, t)
+		c.lastUpdate = t
+		c.pauses = slices.DeleteFunc(c.pauses, func(p pause) bool { return p.e <= t })
+		c.ids = c.ids[:0]
+		for s := range c.slots {
+			sl := &c.slots[s]
+			if sl.phase == phBody {
+				if sl.last < t {
+					sl.remaining = math.Max(0, sl.remaining-eff/sl.period)
+				}
+				sl.last = t
+				c.ids = append(c.ids, cc.info[sl.class].mixID)
+			}
+		}
+		if len(c.ids) == 0 {
+			c.mixKey = ""
+			return
+		}
+		cc.sortMix(c.ids)
+		r := cc.mix(c.ids)
+		c.mixKey = mixKey(c.ids)
+		for s := range c.slots {
+			sl := &c.slots[s]
+			if sl.phase == phBody {
+				sl.period = r.period[cc.info[sl.class].mixID]
+				sl.ver++
+				heap.Push(&h, event{c.endTime(t, sl.remaining*sl.period), int32(ci), int32(s), sl.ver})
+			}
+		}
+	}
+	dispatch := func(ci, s int, t float64) {
+		c := &fc[ci]
+		sl := &c.slots[s]
+		if next >= n {
+			sl.phase = phIdle
+			return
+		}
+		id := src.class(next)
+		next++
+		info := &cc.info[id]
+		begin := math.Max(c.launcherFree, t)
+		start := begin + float64(cc.m.launch)
+		c.launcherFree = start
+		if start > begin {
+			c.pauses = append(c.pauses, pause{begin, start})
+			update(ci, t)
+		}
+		sl.class, sl.ver = id, sl.ver+1
+		sl.phase = phPre
+		if info.prog.Exit {
+			sl.phase = phExit
+		}
+		heap.Push(&h, event{start + info.overhead, int32(ci), int32(s), sl.ver})
+	}
+	// initial wave: round-robin over cores, one slot each, until all are full
+	for s := 0; s < tgsPerCore; s++ {
+		for ci := 0; ci < cores; ci++ {
+			dispatch(ci, s, 0)
+		}
+	}
+	for h.Len() > 0 {
+		ev := heap.Pop(&h).(event)
+		c := &fc[ev.core]
+		sl := &c.slots[ev.slot]
+		if ev.ver != sl.ver {
+			continue
+		}
+		res.events++
+		switch sl.phase {
+		case phPre:
+			sl.phase = phBody
+			sl.remaining = float64(cc.info[sl.class].prog.Steps)
+			sl.last = ev.t
+			sl.period = 1
+			update(int(ev.core), ev.t)
+		case phBody:
+			sl.phase = phIdle
+			res.busy[ev.core] = ev.t
+			res.cycles = math.Max(res.cycles, ev.t)
+			update(int(ev.core), ev.t)
+			dispatch(int(ev.core), int(ev.slot), ev.t)
+		case phExit:
+			sl.phase = phIdle
+			res.busy[ev.core] = ev.t
+			res.cycles = math.Max(res.cycles, ev.t)
+			dispatch(int(ev.core), int(ev.slot), ev.t)
+		}
+	}
+	for ci := range fc {
+		accountMix(&fc[ci], res.cycles)
+	}
+	if wsum > 0 {
+		res.util.addScaled(res.util, 1/wsum-1)
+	}
+	res.mixTime = wsum
+	return res
+}

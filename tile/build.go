@@ -1,0 +1,273 @@
+package tile
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/isa"
+)
+
+// Instruction estimates for the kernel's scalar bookkeeping, which the source
+// does not state in instructions. They are small next to the staging and matrix
+// work of a k-step and are documented in docs/model.md.
+const (
+	// exitInts: compare r1 with the expert's count and branch.
+	exitInts = 2
+	// setupInts: thread/row/token indices, the id's token and slot (an integer
+	// division and a modulo by ne20, emulated in software), and 64-bit pointer
+	// arithmetic for the A and B rows.
+	setupInts = 24
+	// stepInts: per k-step pointer and chunk-index advance (il update with its
+	// conditional, x and y increments) and the loop compare and branch.
+	stepInts = 6
+	// chunkInts: per 8-wide k chunk of the compute loop, the two fragment
+	// pointer increments.
+	chunkInts = 2
+	// baseRegs: 32-bit registers per thread for addressing and control that live
+	// through the loop: A and B device pointers (2 each), tile store offsets,
+	// loop counter, chunk index, fragment pointers, thread and simdgroup ids.
+	baseRegs = 12
+)
+
+// Builder makes the programs of one kernel for one problem, and caches them by
+// tile context. It is safe for concurrent use; returned programs are immutable.
+type Builder struct {
+	Kernel Kernel
+	typeA  dequant.Type
+	halfB  bool
+	rowBPS float64
+
+	mu    sync.Mutex
+	cache map[Context]*isa.Program
+}
+
+// NewBuilder validates the kernel for the problem.
+func NewBuilder(p Problem, k Kernel) (*Builder, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if err := k.Validate(k.Path); err != nil {
+		return nil, err
+	}
+	rb, err := p.TypeA.RowBytes(p.K)
+	if err != nil {
+		return nil, err
+	}
+	return &Builder{
+		Kernel: k, typeA: p.TypeA, halfB: p.HalfB,
+		rowBPS: float64(rb) * float64(k.NK) / float64(p.K),
+		cache:  map[Context]*isa.Program{},
+	}, nil
+}
+
+// Program returns the (cached) program of a tile context. Repeat does not change
+// the program.
+func (b *Builder) Program(c Context) *isa.Program {
+	c.Repeat = false
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if p, ok := b.cache[c]; ok {
+		return p
+	}
+	p := b.build(c)
+	if err := p.Validate(); err != nil {
+		panic(fmt.Sprintf("tile: builder made an invalid program: %v", err)) // a builder bug, not bad input
+	}
+	p.Timing() // expand now so the cached program is never written again
+	b.cache[c] = p
+	return p
+}
+
+func (b *Builder) build(c Context) *isa.Program {
+	k := b.Kernel
+	g := k.Geometry
+	threads := 32 * g.NSG
+	p := &isa.Program{
+		Name:       fmt.Sprintf("%s rows=%d tokens=%d steps=%d", k, c.Rows, c.Tokens, c.Steps),
+		NSG:        g.NSG,
+		Steps:      c.Steps,
+		BaseRegs:   baseRegs,
+		TGMemBytes: g.TGMemoryBytes(),
+		Prologue:   make([][]isa.Op, g.NSG),
+		Body:       make([][]isa.Op, g.NSG),
+		Epilogue:   make([][]isa.Op, g.NSG),
+	}
+	layout := isa.Blocked8
+	if k.Path == Tensor {
+		layout = isa.RowMajor
+	}
+	p.Tiling = isa.Tiling{
+		NR0: g.NR0, NR1: g.NR1, NK: g.NK, Rows: c.Rows, Tokens: c.Tokens, Threads: threads,
+		Layout: layout, AOff: 0, BOff: g.NR0 * g.NK, TGHalves: g.NR0*g.NK + g.NR1*g.NK,
+		StageStride: g.NR0, StageFloats: g.NR0 * g.NR1,
+		TypeA: b.typeA, Strategy: k.Codebook, HalfB: b.halfB, BPadZero: k.Padding == PadZero,
+		RowBytesPerStep: b.rowBPS,
+	}
+	if c.Exit() {
+		p.Exit, p.Steps = true, 0
+		for sg := range p.Prologue {
+			p.Prologue[sg] = []isa.Op{loadMeta(1), alu(isa.ClassInt, exitInts, 1)}
+		}
+		return p
+	}
+	aItems, bItems := g.NR0*g.NK/16, g.NR1*g.NK/8
+	aPasses, bPasses := ceilDiv(aItems, threads), ceilDiv(bItems, threads)
+	parts := g.NR1 / g.NR1H
+	usedParts := parts
+	if k.HalfSkip {
+		usedParts = ceilDiv(c.Tokens, g.NR1H)
+	}
+	if k.Path == Tensor {
+		b.declareMatmuls(p, usedParts, c)
+	}
+	for sg := 0; sg < g.NSG; sg++ {
+		pro := []isa.Op{loadMeta(1), alu(isa.ClassInt, exitInts, 1), loadMeta(bPasses), alu(isa.ClassInt, setupInts, 4)}
+		var body []isa.Op
+		body = append(body, isa.Op{Code: isa.OpBarrier})
+		// The B loads do not depend on the A decode; the compiler issues them
+		// first so both device latencies overlap.
+		for t := 0; t < bPasses; t++ {
+			first := 32*sg + t*threads
+			if first >= bItems {
+				continue
+			}
+			if p.Tiling.BPadZero {
+				last := min(first+32, bItems) - 1
+				if last/(g.NK/8) >= c.Tokens {
+					pro = append(pro, isa.Op{Code: isa.OpZeroB, N: uint16(t)})
+				}
+				if first/(g.NK/8) >= c.Tokens {
+					continue // every lane of this pass holds padding rows
+				}
+			}
+			body = append(body, isa.Op{Code: isa.OpLoadB, N: uint16(t)})
+		}
+		for t := 0; t < aPasses; t++ {
+			if 32*sg+t*threads < aItems {
+				body = append(body, isa.Op{Code: isa.OpDequantA, N: uint16(t)}, isa.Op{Code: isa.OpStoreA, N: uint16(t)})
+			}
+		}
+		for _, op := range body {
+			if op.Code == isa.OpLoadB {
+				body = append(body, isa.Op{Code: isa.OpConvertB, N: op.N}, isa.Op{Code: isa.OpStoreB, N: op.N})
+			}
+		}
+		body = append(body, alu(isa.ClassInt, stepInts, 2), isa.Op{Code: isa.OpBarrier})
+		epi := []isa.Op{{Code: isa.OpBarrier}}
+		if k.Path == Simdgroup {
+			pro, body, epi = b.simdgroupCompute(p, sg, c, pro, body, epi)
+		} else {
+			for i := range p.Matmuls {
+				if p.Matmuls[i].Used {
+					body = append(body, isa.Op{Code: isa.OpMatmul2D, A: uint8(i)})
+					epi = append(epi, isa.Op{Code: isa.OpStoreCoop, A: uint8(i)})
+				}
+			}
+		}
+		epi = append(epi, isa.Op{Code: isa.OpBarrier})
+		for j := sg; j < c.Tokens; j += g.NSG {
+			epi = append(epi, isa.Op{Code: isa.OpScatter, N: uint16(j)})
+		}
+		p.Prologue[sg], p.Body[sg], p.Epilogue[sg] = pro, body, epi
+	}
+	p.Skipped.HalfTiles = int64(parts - usedParts)
+	return p
+}
+
+// simdgroupCompute appends the fragment loads, multiply-accumulates and
+// accumulator stores of simdgroup sg, or nothing when the half-tile skip idles it.
+func (b *Builder) simdgroupCompute(p *isa.Program, sg int, c Context, pro, body, epi []isa.Op) ([]isa.Op, []isa.Op, []isa.Op) {
+	g := b.Kernel.Geometry
+	rg, cg := sg%g.SGRows, sg/g.SGRows
+	rowsPer, tokPer := g.NR0/g.SGRows, g.NR1/g.SGCols
+	nA, nB := rowsPer/8, tokPer/8
+	chunks := g.NK / 8
+	if b.Kernel.HalfSkip && cg*tokPer >= roundUp(c.Tokens, g.NR1H) {
+		p.Skipped.MMA8 += int64(nA * nB * chunks * c.Steps)
+		return pro, body, epi
+	}
+	for i := 0; i < nA*nB; i++ {
+		pro = append(pro, isa.Op{Code: isa.OpZeroAcc, A: uint8(i)})
+	}
+	tl := &p.Tiling
+	for ik := 0; ik < chunks; ik++ {
+		for i := 0; i < nA; i++ {
+			off := tl.AOff + 64*((g.NR0/8)*ik+rg*nA+i)
+			body = append(body, isa.Op{Code: isa.OpLoadFrag, A: uint8(i), B: 0, Arg: int32(off)})
+		}
+		for j := 0; j < nB; j++ {
+			off := tl.BOff + 64*((g.NR1/8)*ik+cg*nB+j)
+			body = append(body, isa.Op{Code: isa.OpLoadFrag, A: uint8(nA + j), B: 1, Arg: int32(off)})
+		}
+		for j := 0; j < nB; j++ {
+			for i := 0; i < nA; i++ {
+				body = append(body, isa.Op{Code: isa.OpMMA, A: uint8(j*nA + i), B: uint8(nA + j), C: uint8(i)})
+			}
+		}
+		body = append(body, alu(isa.ClassInt, chunkInts, 2))
+	}
+	for j := 0; j < nB; j++ {
+		for i := 0; i < nA; i++ {
+			off := (cg*tokPer+8*j)*tl.StageStride + rg*rowsPer + 8*i
+			epi = append(epi, isa.Op{Code: isa.OpStoreAcc, A: uint8(j*nA + i), Arg: int32(off)})
+		}
+	}
+	return pro, body, epi
+}
+
+// declareMatmuls adds the tensor path's matmul2d descriptors: one full-tile
+// descriptor, or one per token part of NR1H when the half-skip splits the tile
+// (both kinds with the dual-descriptor knob), and marks the ones this tile runs.
+func (b *Builder) declareMatmuls(p *isa.Program, usedParts int, c Context) {
+	k := b.Kernel
+	g := k.Geometry
+	tl := &p.Tiling
+	right := isa.PackedView(tl.AOff, g.NK, g.NR0)
+	bView := func(base, tokens int) isa.View {
+		if k.BExtents == ExtentsFixed {
+			return isa.PackedView(base, g.NK, tokens)
+		}
+		return isa.PackedView(base, tokens, g.NK)
+	}
+	full := isa.Matmul{M: g.NR1, N: g.NR0, K: g.NK, Left: bView(tl.BOff, g.NR1), Right: right}
+	parts := g.NR1 / g.NR1H
+	half := func(part int) isa.Matmul {
+		return isa.Matmul{M: g.NR1H, N: g.NR0, K: g.NK, Left: bView(tl.BOff+part*g.NR1H*g.NK, g.NR1H), Right: right, DestRow: part * g.NR1H}
+	}
+	perStep := func(mm *isa.Matmul) int64 {
+		tiles, kc := mm.Tiles16()
+		return int64(tiles * kc * c.Steps)
+	}
+	switch {
+	case k.DualDescriptor:
+		full.Used = c.Tokens > g.NR1H
+		h := half(0)
+		h.Used = !full.Used
+		p.Matmuls = append(p.Matmuls, full, h)
+		if !full.Used {
+			p.Skipped.MMA16 += perStep(&full) - perStep(&h)
+		}
+	case k.HalfSkip:
+		for part := 0; part < parts; part++ {
+			h := half(part)
+			h.Used = part < usedParts
+			if !h.Used {
+				p.Skipped.MMA16 += perStep(&h)
+				p.Skipped.Matmul2D += int64(c.Steps)
+			}
+			p.Matmuls = append(p.Matmuls, h)
+		}
+	default:
+		full.Used = true
+		p.Matmuls = append(p.Matmuls, full)
+	}
+}
+
+func loadMeta(n int) isa.Op { return isa.Op{Code: isa.OpLoadMeta, N: uint16(n)} }
+
+func alu(c isa.Class, n, ilp int) isa.Op {
+	return isa.Op{Code: isa.OpALU, A: uint8(c), N: uint16(n), B: uint8(ilp)}
+}
+
+func roundUp(a, b int) int { return ceilDiv(a, b) * b }

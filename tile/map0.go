@@ -1,0 +1,57 @@
+package tile
+
+import (
+	"fmt"
+
+	"github.com/metalsim/metalsim/isa"
+)
+
+// Map0Program is the timing program of kernel_mul_mm_id_map0 (kernel-facts 4.1):
+// one threadgroup of n_mats threads (thread = expert) builds the routing map in
+// chunks of n_mats tokens. Per chunk each thread stages one token's n_used ids
+// into threadgroup memory as uint16, a barrier, then scans every token of the
+// chunk (a broadcast threadgroup read, n_used compare-select-adds, one
+// unconditional 4-byte device write and a count update), and a second barrier.
+// Its values are computed by Map0; this program only carries its cost.
+func Map0Program(p Problem) (*isa.Program, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	threads := p.Experts
+	nsg := ceilDiv(threads, 32)
+	prog := &isa.Program{
+		Name:       fmt.Sprintf("map0 n_mats=%d n_used=%d n=%d", p.Experts, p.Used, p.Tokens),
+		NSG:        nsg,
+		BaseRegs:   baseRegs,
+		TGMemBytes: 2 * p.Experts * p.Used,
+		Prologue:   make([][]isa.Op, nsg),
+		Body:       make([][]isa.Op, nsg),
+		Epilogue:   make([][]isa.Op, nsg),
+		Tiling:     isa.Tiling{Threads: 32 * nsg, TypeA: p.TypeA},
+	}
+	mem := func(c isa.Class, s isa.Stream, n, bytes int, wait isa.Wait) isa.Op {
+		return isa.Op{Code: isa.OpMem, A: uint8(c), B: uint8(s), N: uint16(n), Arg: int32(bytes), C: uint8(wait)}
+	}
+	for sg := 0; sg < nsg; sg++ {
+		var ops []isa.Op
+		for i21 := 0; i21 < p.Tokens; i21 += threads {
+			tokens := min(threads, p.Tokens-i21)
+			ops = append(ops,
+				mem(isa.ClassDevLoad, isa.StreamMeta, p.Used, 32*4, 0),
+				isa.Op{Code: isa.OpALU, A: uint8(isa.ClassInt), N: uint16(p.Used), B: uint8(p.Used), C: uint8(isa.WaitDevice)},
+				mem(isa.ClassTGStore, isa.StreamNone, p.Used, 32*2, isa.WaitALU),
+				isa.Op{Code: isa.OpBarrier})
+			for t := 0; t < tokens; t += 64 { // groups of at most 64 tokens keep counts small
+				nt := min(64, tokens-t)
+				ops = append(ops,
+					mem(isa.ClassTGLoad, isa.StreamNone, nt*ceilDiv(2*p.Used, 16), 32*16, 0),
+					isa.Op{Code: isa.OpALU, A: uint8(isa.ClassInt), N: uint16(nt * (3*p.Used + 1)), B: 4, C: uint8(isa.WaitTG)},
+					mem(isa.ClassDevStore, isa.StreamOutput, nt, 32*4, 0))
+			}
+			ops = append(ops, isa.Op{Code: isa.OpBarrier})
+		}
+		ops = append(ops, mem(isa.ClassDevStore, isa.StreamOutput, 1, 32*4, isa.WaitALU))
+		prog.Prologue[sg] = ops
+	}
+	return prog, prog.Validate()
+}

@@ -1,0 +1,217 @@
+package tile
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/metalsim/metalsim/dequant"
+)
+
+// Path is which kernel body runs: the simdgroup-matrix path (8x8 fragments; M1-M4,
+// and M5 with the tensor API disabled) or the Metal 4 tensor path (matmul2d on
+// cooperative tensors; M5-class chips).
+type Path uint8
+
+// The two kernel paths.
+const (
+	Simdgroup Path = iota
+	Tensor
+)
+
+// String returns "simdgroup" or "tensor".
+func (p Path) String() string {
+	if p == Tensor {
+		return "tensor"
+	}
+	return "simdgroup"
+}
+
+// ParsePath maps "simdgroup" or "tensor" to a Path.
+func ParsePath(s string) (Path, error) {
+	switch s {
+	case "simdgroup":
+		return Simdgroup, nil
+	case "tensor":
+		return Tensor, nil
+	}
+	return 0, fmt.Errorf("unknown gpu path %q (allowed: simdgroup, tensor)", s)
+}
+
+// Geometry is the tile shape and the threadgroup's simdgroup layout.
+type Geometry struct {
+	NR0  int // weight rows per tile
+	NR1  int // tokens per tile
+	NR1H int // token part the half-skip works on (must divide NR1)
+	NK   int // k per step
+	NSG  int // simdgroups per threadgroup
+	// SGRows x SGCols is the simdgroup grid over the output tile on the
+	// simdgroup path: simdgroup s owns rows (s%SGRows)·NR0/SGRows and tokens
+	// (s/SGRows)·NR1/SGCols.
+	SGRows, SGCols int
+}
+
+// Padding is what the B tile holds in rows past the tile's tokens.
+type Padding uint8
+
+// The two B padding policies.
+const (
+	// PadRestage re-loads and re-stages the last valid token row into every
+	// padding row on every k-step (the loads are clamped), as upstream does.
+	PadRestage Padding = iota
+	// PadZero writes zeros into the padding rows once, before the k-loop, and
+	// skips their loads and stores afterwards.
+	PadZero
+)
+
+// Extents is how the tensor path declares the B tile view.
+type Extents uint8
+
+// The two ways of declaring the B view.
+const (
+	// ExtentsUpstream declares dextents(tokens, NK), as ggml does: right only when
+	// the token extent equals NK.
+	ExtentsUpstream Extents = iota
+	// ExtentsFixed declares dextents(NK, tokens), matching the row-major tile.
+	ExtentsFixed
+)
+
+// Variant is a kernel variant: the tile geometry and every knob kernel authors
+// argue about. Variants are built from independent knobs, not forks.
+type Variant struct {
+	Name string
+	Geometry
+	HalfSkip       bool             // skip token parts of NR1H that hold no routed token
+	Padding        Padding          // B padding rows: re-staged or zeroed once
+	Codebook       dequant.Strategy // iq codebook reads: bytes or uint32 words
+	BExtents       Extents          // tensor path B view extents
+	DualDescriptor bool             // tensor path: keep the full-tile and the half-tile descriptor live
+}
+
+// DefaultGeometry is the upstream tile: 64 rows x 32 tokens x NK 32, 4
+// simdgroups in a 2x2 grid, halves of 16 tokens.
+func DefaultGeometry() Geometry {
+	return Geometry{NR0: 64, NR1: 32, NR1H: 16, NK: 32, NSG: 4, SGRows: 2, SGCols: 2}
+}
+
+// Upstream is kernel_mul_mm_id as in ggml today.
+func Upstream() Variant {
+	return Variant{Name: "upstream", Geometry: DefaultGeometry()}
+}
+
+// HalfTile is the whole change the calibration set measures (llama.cpp PR #28301
+// and its codebook follow-up): half-tile skip, B padding zeroed once, uint32
+// codebook reads, fixed tensor B extents.
+func HalfTile() Variant {
+	return Variant{Name: "halftile", Geometry: DefaultGeometry(), HalfSkip: true,
+		Padding: PadZero, Codebook: dequant.WordReads, BExtents: ExtentsFixed}
+}
+
+// HalfTileDual is HalfTile with both descriptor shapes live on the tensor path
+// (the rejected revision: 24 accumulator floats per thread instead of 16).
+func HalfTileDual() Variant {
+	v := HalfTile()
+	v.Name, v.DualDescriptor = "halftile-dual", true
+	return v
+}
+
+// Tile64x8 is the 64-row x 8-token small-batch tile (llama.cpp PR #25377): all
+// four simdgroups along the rows, 16 rows each.
+func Tile64x8() Variant {
+	return Variant{Name: "tile64x8", Geometry: Geometry{NR0: 64, NR1: 8, NR1H: 8, NK: 32, NSG: 4, SGRows: 4, SGCols: 1}}
+}
+
+// Builtin returns the built-in variants in a fixed order.
+func Builtin() []Variant { return []Variant{Upstream(), HalfTile(), HalfTileDual(), Tile64x8()} }
+
+// LookupVariant returns the built-in variant of that name.
+func LookupVariant(name string) (Variant, error) {
+	var names []string
+	for _, v := range Builtin() {
+		if v.Name == name {
+			return v, nil
+		}
+		names = append(names, v.Name)
+	}
+	return Variant{}, fmt.Errorf("unknown variant %q (built-in: %s)", name, strings.Join(names, ", "))
+}
+
+// Hardware limits every variant must respect (apple-gpu.md §2.1).
+const (
+	MaxThreadsPerTG  = 1024
+	MaxTGMemoryBytes = 32768
+)
+
+// TGMemoryBytes returns the threadgroup memory the kernel declares: the A and B
+// tiles in half, or the float output staging buffer that overlaps them, whichever
+// is larger.
+func (g Geometry) TGMemoryBytes() int {
+	return max(2*(g.NR0*g.NK+g.NR1*g.NK), 4*g.NR0*g.NR1)
+}
+
+// Validate checks every rule of the variant on a path and returns all violations,
+// each naming the field and the rule.
+func (v Variant) Validate(path Path) error {
+	var errs []error
+	bad := func(format string, a ...any) {
+		errs = append(errs, fmt.Errorf("variant %q: "+format, append([]any{v.Name}, a...)...))
+	}
+	g := v.Geometry
+	if g.NSG < 1 || 32*g.NSG > MaxThreadsPerTG {
+		bad("simdgroups = %d: threads 32*simdgroups must be in [32, %d]", g.NSG, MaxThreadsPerTG)
+	}
+	if g.NR0 < 8 || g.NR0%8 != 0 {
+		bad("nr0 = %d: must be a positive multiple of 8 (8x8 fragments)", g.NR0)
+	}
+	if g.NR1 < 8 || g.NR1%8 != 0 {
+		bad("nr1 = %d: must be a positive multiple of 8 (8x8 fragments)", g.NR1)
+	}
+	if g.NK < 16 || g.NK%16 != 0 {
+		bad("nk = %d: must be a positive multiple of 16 (one dequant chunk)", g.NK)
+	}
+	if g.NR1H < 8 || g.NR1H%8 != 0 || g.NR1 > 0 && g.NR1%max(g.NR1H, 1) != 0 {
+		bad("nr1h = %d: must be a multiple of 8 that divides nr1 = %d", g.NR1H, g.NR1)
+	}
+	if b := g.TGMemoryBytes(); b > MaxTGMemoryBytes {
+		bad("threadgroup memory %d bytes (tiles or staging): must be at most %d", b, MaxTGMemoryBytes)
+	}
+	if path == Simdgroup {
+		if g.SGRows < 1 || g.SGCols < 1 || g.SGRows*g.SGCols != g.NSG {
+			bad("simdgroup grid %dx%d: must have sg_rows*sg_cols = simdgroups = %d", g.SGRows, g.SGCols, g.NSG)
+		} else {
+			if g.NR0%(8*g.SGRows) != 0 {
+				bad("nr0 = %d: must be a multiple of 8*sg_rows = %d", g.NR0, 8*g.SGRows)
+			}
+			if g.NR1%(8*g.SGCols) != 0 {
+				bad("nr1 = %d: must be a multiple of 8*sg_cols = %d", g.NR1, 8*g.SGCols)
+			}
+		}
+		if v.DualDescriptor {
+			bad("dual_descriptor: applies to the tensor path only")
+		}
+	} else {
+		check := func(name string, m, n int) {
+			if m%8 != 0 || n%8 != 0 || (m%16 != 0 && n%16 != 0) {
+				bad("%s matmul2d %dx%d: M and N must be multiples of 8 and one of them a multiple of 16", name, m, n)
+			}
+		}
+		check("full-tile", g.NR1, g.NR0)
+		if v.HalfSkip || v.DualDescriptor {
+			check("half-tile", g.NR1H, g.NR0)
+		}
+	}
+	if v.Codebook > dequant.WordReads {
+		bad("codebook = %d: must be bytes or words", v.Codebook)
+	}
+	return errors.Join(errs...)
+}
+
+// Kernel is a variant on a path: everything the program builders need besides the
+// problem.
+type Kernel struct {
+	Variant
+	Path Path
+}
+
+// String renders "variant/path".
+func (k Kernel) String() string { return k.Name + "/" + k.Path.String() }
