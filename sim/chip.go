@@ -46,6 +46,10 @@ type Chip struct {
 	Arch       string   `json:"arch"`        // internal architecture name, e.g. "G13X"
 	TensorPath bool     `json:"tensor_path"` // llama.cpp compiles the tensor (matmul2d) path on this chip by default
 	Notes      string   `json:"notes,omitempty"`
+	// CalibrationFrom names the chip whose calibrated parameters (source
+	// "calibrated") this chip takes, for chips without measurements of their
+	// own: the value is copied at load time and the source says where from.
+	CalibrationFrom string `json:"calibration_from,omitempty"`
 
 	Cores      Param `json:"cores"`
 	ClockMHz   Param `json:"clock_mhz"`
@@ -119,7 +123,40 @@ func Chips() ([]*Chip, error) {
 		out = append(out, c)
 	}
 	slices.SortFunc(out, func(a, b *Chip) int { return strings.Compare(a.Name, b.Name) })
+	for _, c := range out {
+		if err := c.inherit(out); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
+}
+
+// inherit copies the calibrated parameters of CalibrationFrom into c.
+func (c *Chip) inherit(chips []*Chip) error {
+	if c.CalibrationFrom == "" {
+		return nil
+	}
+	var from *Chip
+	for _, o := range chips {
+		if o.Name == c.CalibrationFrom {
+			from = o
+		}
+	}
+	if from == nil || from == c || from.CalibrationFrom != "" {
+		return fmt.Errorf("chip %s: calibration_from %q: must name another chip that has its own calibration", c.Name, c.CalibrationFrom)
+	}
+	for _, np := range from.ParamTable() {
+		if np.Source != "calibrated" {
+			continue
+		}
+		p := np.Param
+		p.Note = fmt.Sprintf("taken from %s (%s); not measured on this chip", from.Name, np.Note)
+		p.Source = "calibrated:" + from.Name
+		if err := c.SetParam(np.Name, p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // LookupChip finds an embedded chip by name or alias (case-insensitive; a
@@ -148,13 +185,27 @@ func LookupChip(name string) (*Chip, error) {
 	return nil, fmt.Errorf("unknown chip %q (known: %s; or load one with --chip-file)", name, strings.Join(names, ", "))
 }
 
-// LoadChipFile reads a user's chip file.
+// LoadChipFile reads a user's chip file; calibration_from may name an embedded
+// chip.
 func LoadChipFile(file string) (*Chip, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	return ParseChip(data, file)
+	c, err := ParseChip(data, file)
+	if err != nil {
+		return nil, err
+	}
+	if c.CalibrationFrom != "" {
+		chips, err := Chips()
+		if err != nil {
+			return nil, err
+		}
+		if err := c.inherit(chips); err != nil {
+			return nil, fmt.Errorf("chip file %s: %w", file, err)
+		}
+	}
+	return c, nil
 }
 
 // ParseChip decodes and validates one chip file. Unknown fields, missing fields,
