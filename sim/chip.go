@@ -87,12 +87,42 @@ type Chip struct {
 	DRAMLatencyNs    Param `json:"dram_latency_ns"`
 	DRAMBandwidthGBs Param `json:"dram_bandwidth_gbs"` // achievable, not the spec sheet figure
 
+	// Calibration records how the chip's fitted parameters were obtained.
+	Calibration *CalibrationRecord `json:"calibration,omitempty"`
+
 	BarrierClk         Param `json:"barrier_clk"`          // threadgroup barrier: release after the last arrival
 	TGLaunchClk        Param `json:"tg_launch_clk"`        // a core's front end launches one threadgroup per this many cycles
 	DispatchOverheadUs Param `json:"dispatch_overhead_us"` // per dependent compute dispatch (encoder barrier + launch)
 
 	class [isa.NumClasses]classCost // resolved by Validate
 	pipes []string
+}
+
+// CalibrationRecord is the provenance of a chip's fitted parameters: the
+// command, the measurement files, the values and the residuals.
+type CalibrationRecord struct {
+	Command   string           `json:"command"`
+	Files     []string         `json:"files"`
+	Rows      int              `json:"rows"`
+	Params    []FittedValue    `json:"params"`
+	MAPE      float64          `json:"mape_pct"`
+	MaxDelta  float64          `json:"max_delta_error_pp"`
+	CVMAPE    float64          `json:"cv_mape_pct,omitempty"`
+	Residuals []CalibrationRow `json:"residuals"`
+}
+
+// FittedValue is one fitted parameter.
+type FittedValue struct {
+	Name  string  `json:"name"`
+	Start float64 `json:"start"`
+	Value float64 `json:"value"`
+}
+
+// CalibrationRow is the residual of one measured row after the fit.
+type CalibrationRow struct {
+	Row        string  `json:"row"`
+	MeasuredUs float64 `json:"measured_us"`
+	ErrorPct   float64 `json:"error_pct"`
 }
 
 type classCost struct {

@@ -158,8 +158,10 @@ func newCoreSim(m *model) *coreSim {
 	return c
 }
 
-// addTG makes a threadgroup resident, its simdgroups ready at time t.
-func (c *coreSim) addTG(prog *isa.Program, mem *progMem, t int64, loop, repeat bool, id int) int {
+// addTG makes a threadgroup resident, its simdgroups ready at time t. In loop
+// mode its k-steps are numbered from step0 (so threadgroups of a mix sit at
+// different phases of the weight-line pattern).
+func (c *coreSim) addTG(prog *isa.Program, mem *progMem, t int64, loop, repeat bool, id, step0 int) int {
 	slot := -1
 	for i := range c.tgs {
 		if !c.tgs[i].live && c.tgs[i].prog.NSG == prog.NSG {
@@ -187,7 +189,7 @@ func (c *coreSim) addTG(prog *isa.Program, mem *progMem, t int64, loop, repeat b
 	for s := 0; s < prog.NSG; s++ {
 		i := tg.first + int32(s)
 		sg := &c.sgs[i]
-		*sg = sgRun{tg: int32(slot), sg: int8(s), ready: t}
+		*sg = sgRun{tg: int32(slot), sg: int8(s), ready: t, step: step0}
 		c.enterSection(sg, isa.SecPrologue)
 		if sg.state == sgRunning {
 			c.readyNext(sg, t, true)
@@ -283,6 +285,7 @@ func (c *coreSim) issue(i int32) {
 	in := &sg.insts[sg.gi]
 	t := sg.ready
 	if in.Class == isa.ClassBarrier {
+		c.stats.issued[isa.ClassBarrier]++
 		sg.state = sgBarrier
 		sg.waitFrom = max(t, sg.stored)
 		tg := &c.tgs[sg.tg]

@@ -41,7 +41,7 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 		if start > begin {
 			cs[ci].addStall(begin, start)
 		}
-		cs[ci].addTG(prog, mem, start, false, rep, next)
+		cs[ci].addTG(prog, mem, start, false, rep, next, 0)
 		next++
 	}
 	for s := 0; s < tgsPerCore; s++ {

@@ -2,7 +2,6 @@ package sim_test
 
 import (
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/metalsim/metalsim/dequant"
@@ -11,34 +10,7 @@ import (
 	"github.com/metalsim/metalsim/tile"
 )
 
-// randomTensors makes a problem's operands: random blocks with a sane scale (the
-// first two bytes of every block are a half in [2^-8, 2^-4)), activations in
-// [-1, 1], uniform distinct routing.
-func randomTensors(p tile.Problem, seed uint64) *sim.Tensors {
-	rng := rand.New(rand.NewPCG(seed, 7))
-	rb, _ := p.TypeA.RowBytes(p.K)
-	w := make([]byte, p.Experts*p.M*rb)
-	for i := range w {
-		w[i] = byte(rng.Uint32())
-	}
-	l := p.TypeA.Layout()
-	if p.TypeA.Quantized() {
-		for off := 0; off < len(w); off += l.BlockBytes {
-			h := dequant.HalfFromFloat32(float32(math.Ldexp(1+rng.Float64(), -8+rng.IntN(4))))
-			w[off], w[off+1] = byte(h), byte(h>>8)
-		}
-	} else {
-		for off := 0; off+1 < len(w); off += 2 {
-			h := dequant.HalfFromFloat32(float32(rng.Float64()*2 - 1))
-			w[off], w[off+1] = byte(h), byte(h>>8)
-		}
-	}
-	src1 := make([]float32, p.Tokens*p.SrcRows()*p.K)
-	for i := range src1 {
-		src1[i] = float32(rng.Float64()*2 - 1)
-	}
-	return &sim.Tensors{Weights: w, Src1: src1, IDs: tile.UniformRouting(p, seed)}
-}
+func randomTensors(p tile.Problem, seed uint64) *sim.Tensors { return sim.RandomTensors(p, seed) }
 
 // maxRatio returns the largest |dst - ref_f16in| / tolerance.
 func maxRatio(p tile.Problem, dst []float32, ref golden.References) float64 {

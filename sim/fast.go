@@ -31,10 +31,33 @@ type classKey struct {
 
 type classInfo struct {
 	classKey
-	mem      *progMem
-	overhead float64 // cycles outside the k-loop (prologue + epilogue), or the whole life of an exit
-	mixID    int     // the k-loop class: programs whose loop bodies time alike share it
-	rank     string  // canonical order of k-loop classes in a mix (independent of id assignment)
+	mem       *progMem
+	overhead  float64 // cycles outside the k-loop (prologue + epilogue), or the whole life of an exit
+	mixID     int     // the k-loop class: programs whose loop bodies time alike share it
+	rank      string  // canonical order of k-loop classes in a mix (independent of id assignment)
+	dramBytes float64 // DRAM bytes per k-step: new weight bytes (unless repeat) and activations
+}
+
+// dramPerStep returns the DRAM bytes per k-step of a program's threadgroup:
+// its new weight bytes (none when a neighbouring threadgroup just read them) and
+// its distinct activation bytes, of which only the first of the actReuse row
+// tiles reading them misses the caches.
+func dramPerStep(p *isa.Program, mem *progMem, repeat bool) float64 {
+	var w, a float64
+	for _, insts := range p.Timing().Insts[isa.SecBody] {
+		for _, in := range insts {
+			switch in.Stream {
+			case isa.StreamWeights:
+				w += float64(in.Unique)
+			case isa.StreamActivations:
+				a += float64(in.Unique)
+			}
+		}
+	}
+	if repeat {
+		w = 0
+	}
+	return w + a/float64(mem.actReuse)
 }
 
 // loopClass is what makes two k-loops time alike: the body's timing
@@ -98,7 +121,7 @@ func (cc *coreCache) class(p *isa.Program, repeat bool, mem *progMem) int {
 	}
 	id := len(cc.info)
 	cc.classes[k] = id
-	cc.info = append(cc.info, classInfo{classKey: k, mem: mem, mixID: id})
+	cc.info = append(cc.info, classInfo{classKey: k, mem: mem, mixID: id, dramBytes: dramPerStep(p, mem, repeat)})
 	if !p.Exit {
 		lc := loopClass{bodySignature(p), mem.canonical(cc.lineSets), repeat}
 		if rep, ok := cc.loops[lc]; ok {
@@ -126,7 +149,6 @@ func bodySignature(p *isa.Program) string {
 
 func (cc *coreCache) newCore() *coreSim {
 	cs := newCoreSim(cc.m)
-	cs.dram = &dramServer{bytesPerClk: cc.dramBPC}
 	cs.weightLvl, cs.actLvl = cacheLevels(cc.m, cc.tgsHint)
 	return cs
 }
@@ -157,7 +179,7 @@ func cacheLevels(m *model, tgsPerCore int) (weights, act int) {
 func (cc *coreCache) overhead(id int) float64 {
 	ci := &cc.info[id]
 	cs := cc.newCore()
-	cs.addTG(ci.prog, ci.mem, 0, false, ci.repeat, 0)
+	cs.addTG(ci.prog, ci.mem, 0, false, ci.repeat, 0, 0)
 	cs.run(math.MaxInt64)
 	cc.simInstr += issued(cs)
 	total := float64(cs.tgs[0].finish)
@@ -177,12 +199,18 @@ func issued(cs *coreSim) int64 {
 	return n
 }
 
+// A mix is measured after mixWarmup k-steps, over enough steps that all its
+// threadgroups together cover mixCover k-steps; the threadgroups start at
+// phases spread over the k-loop so the weight-line pattern is sampled evenly.
 const (
-	mixWarmup  = 2 // k-steps before measuring
-	mixMeasure = 6 // k-steps measured
+	mixWarmup  = 1
+	mixMeasure = 4
+	mixCover   = 48
 )
 
-// mix returns the measured periods of a sorted multiset of classes.
+// mix returns the measured periods of a canonically sorted multiset of k-loop
+// classes. Mixes are measured with DRAM latency but without a bandwidth limit,
+// which the chip level applies.
 func (cc *coreCache) mix(ids []int) *mixResult {
 	key := mixKey(ids)
 	if r, ok := cc.mixes[key]; ok {
@@ -191,10 +219,11 @@ func (cc *coreCache) mix(ids []int) *mixResult {
 	cs := cc.newCore()
 	for j, id := range ids {
 		ci := &cc.info[id]
-		cs.addTG(ci.prog, ci.mem, int64(j)*cc.m.launch, true, ci.repeat, j)
+		cs.addTG(ci.prog, ci.mem, int64(j)*cc.m.launch, true, ci.repeat, j, j*max(1, ci.prog.Steps)/len(ids))
 	}
 	// run until every threadgroup has warmed up and been measured
-	need := mixWarmup + mixMeasure + 1
+	measure := max(mixMeasure, (mixCover+len(ids)-1)/len(ids))
+	need := mixWarmup + measure + 1
 	for {
 		done := true
 		for i := range cs.tgs {
@@ -216,7 +245,7 @@ func (cc *coreCache) mix(ids []int) *mixResult {
 		if len(mk) < need {
 			continue
 		}
-		r.period[id] += float64(mk[need-1]-mk[mixWarmup]) / mixMeasure
+		r.period[id] += float64(mk[need-1]-mk[mixWarmup]) / float64(measure)
 		count[id]++
 		t1 = max(t1, mk[need-1])
 	}
@@ -276,28 +305,33 @@ func mixKey(ids []int) string {
 // slot phases
 const (
 	phIdle = iota
-	phPre  // launched, in prologue/epilogue overhead
+	phPre  // launched, in its overhead outside the k-loop
 	phBody // in the k-loop
 	phExit // early exit
 )
 
 type slot struct {
-	class     int
-	phase     uint8
-	remaining float64 // k-steps left
-	period    float64
-	last      float64
-	ver       uint32
+	class  int
+	phase  uint8
+	period float64 // cycles per k-step in the current mix, at full DRAM bandwidth
+	end    float64 // work-clock value at which the k-loop is done
+	ver    uint32
 }
 
+// fastCore is one core at threadgroup level. Its work clock W advances at the
+// chip's DRAM scale s(t) except while its front end launches a threadgroup; a
+// k-looping threadgroup of period P needs P work-clock cycles per step.
 type fastCore struct {
 	slots        []slot
 	launcherFree float64
 	mixSince     float64
 	mixKey       string
 	ids          []int
-	lastUpdate   float64
-	pauses       []pause // threadgroup launches: the core issues nothing meanwhile
+	w            float64 // work clock at wAt
+	wAt          float64
+	pauses       []pause
+	demand       float64 // DRAM bytes per cycle its k-looping threadgroups want at s = 1
+	ver          uint32  // version of its pending k-loop end event
 }
 
 type pause struct{ b, e float64 }
@@ -311,7 +345,7 @@ func (c *fastCore) effective(t0, t1 float64) float64 {
 	return math.Max(0, d)
 }
 
-// endTime returns when work cycles of unpaused time starting at t0 are done.
+// endTime returns when work unpaused cycles starting at t0 are done.
 func (c *fastCore) endTime(t0, work float64) float64 {
 	t := t0
 	for _, p := range c.pauses {
@@ -329,10 +363,19 @@ func (c *fastCore) endTime(t0, work float64) float64 {
 	return t + work
 }
 
+// advance moves the core's work clock to real time t at DRAM scale s.
+func (c *fastCore) advance(t, s float64) {
+	if t > c.wAt {
+		c.w += s * c.effective(c.wAt, t)
+		c.wAt = t
+		c.pauses = slices.DeleteFunc(c.pauses, func(p pause) bool { return p.e <= t })
+	}
+}
+
 type event struct {
 	t    float64
 	core int32
-	slot int32
+	slot int32 // -1: the core's next k-loop end
 	ver  uint32
 }
 
@@ -359,13 +402,13 @@ func (h *eventHeap) Pop() any {
 
 // fastResult is what one fast-engine run produced.
 type fastResult struct {
-	cycles   float64
-	util     utilization
-	idleSG   float64 // simdgroup-cycles at barriers, chip-wide
-	busy     []float64
-	mixTime  float64
-	events   int64
-	launched int64
+	cycles    float64
+	util      utilization
+	idleSG    float64 // simdgroup-cycles at barriers, chip-wide
+	busy      []float64
+	events    int64
+	launched  int64
+	dramBytes float64
 }
 
 // source enumerates a grid's threadgroups in dispatch order.
@@ -375,7 +418,10 @@ type source interface {
 	class(i int) int
 }
 
-// runFast simulates a grid on cores x tgsPerCore slots.
+// runFast simulates a grid on cores x tgsPerCore slots. DRAM bandwidth is
+// shared chip-wide: while the k-looping threadgroups of all cores want more
+// bytes per cycle than the chip delivers, they all progress at the fraction s
+// of their rate that it can feed (a roofline applied over time).
 func runFast(cc *coreCache, src source, cores, tgsPerCore int) fastResult {
 	fc := make([]fastCore, cores)
 	for i := range fc {
@@ -385,38 +431,72 @@ func runFast(cc *coreCache, src source, cores, tgsPerCore int) fastResult {
 	next := 0
 	n := src.len()
 	res := fastResult{busy: make([]float64, cores), launched: int64(n)}
+	bw := cc.dramBPC * float64(cores) // bytes per cycle, chip-wide
+	scale := 1.0
+	demand := 0.0
 	wsum := 0.0
 
-	// accountMix closes the current mix interval of a core.
 	accountMix := func(c *fastCore, t float64) {
 		if d := t - c.mixSince; d > 0 && c.mixKey != "" {
 			r := cc.mixes[c.mixKey]
 			res.util.addScaled(r.util, d)
 			res.idleSG += r.idleSG * d
+			res.dramBytes += c.demand * scale * c.effective(c.mixSince, t)
 			wsum += d
 		}
 		c.mixSince = t
 	}
-	// update re-reads the rates of a core's k-looping threadgroups at time t.
+	// schedule (re)queues a core's next k-loop end at the current scale.
+	schedule := func(ci int, t float64) {
+		c := &fc[ci]
+		c.ver++
+		first := math.Inf(1)
+		for s := range c.slots {
+			if sl := &c.slots[s]; sl.phase == phBody {
+				first = math.Min(first, sl.end)
+			}
+		}
+		if math.IsInf(first, 1) {
+			return
+		}
+		work := math.Max(0, first-c.w) / scale
+		heap.Push(&h, event{c.endTime(t, work), int32(ci), -1, c.ver})
+	}
+	// rescale recomputes the DRAM scale; when it changes every core's clock is
+	// brought to t under the old scale and its next end re-timed.
+	rescale := func(t float64) {
+		s := 1.0
+		if demand > bw {
+			s = bw / demand
+		}
+		if s == scale {
+			return
+		}
+		for ci := range fc {
+			fc[ci].advance(t, scale)
+			accountMix(&fc[ci], t)
+		}
+		scale = s
+		for ci := range fc {
+			schedule(ci, t)
+		}
+	}
+	// update re-reads the mix of core ci at time t (its clock is current).
 	update := func(ci int, t float64) {
 		c := &fc[ci]
 		accountMix(c, t)
-		eff := c.effective(c.lastUpdate, t)
-		c.lastUpdate = t
-		c.pauses = slices.DeleteFunc(c.pauses, func(p pause) bool { return p.e <= t })
 		c.ids = c.ids[:0]
 		for s := range c.slots {
-			sl := &c.slots[s]
-			if sl.phase == phBody {
-				if sl.last < t {
-					sl.remaining = math.Max(0, sl.remaining-eff/sl.period)
-				}
-				sl.last = t
+			if sl := &c.slots[s]; sl.phase == phBody {
 				c.ids = append(c.ids, cc.info[sl.class].mixID)
 			}
 		}
+		demand -= c.demand
+		c.demand = 0
 		if len(c.ids) == 0 {
 			c.mixKey = ""
+			rescale(t)
+			schedule(ci, t)
 			return
 		}
 		cc.sortMix(c.ids)
@@ -424,12 +504,18 @@ func runFast(cc *coreCache, src source, cores, tgsPerCore int) fastResult {
 		c.mixKey = mixKey(c.ids)
 		for s := range c.slots {
 			sl := &c.slots[s]
-			if sl.phase == phBody {
-				sl.period = r.period[cc.info[sl.class].mixID]
-				sl.ver++
-				heap.Push(&h, event{c.endTime(t, sl.remaining*sl.period), int32(ci), int32(s), sl.ver})
+			if sl.phase != phBody {
+				continue
 			}
+			p := r.period[cc.info[sl.class].mixID]
+			// remaining work keeps its fraction of a step under the new period
+			sl.end = c.w + (sl.end-c.w)*p/sl.period
+			sl.period = p
+			c.demand += cc.info[sl.class].dramBytes / p
 		}
+		demand += c.demand
+		rescale(t)
+		schedule(ci, t)
 	}
 	dispatch := func(ci, s int, t float64) {
 		c := &fc[ci]
@@ -445,8 +531,9 @@ func runFast(cc *coreCache, src source, cores, tgsPerCore int) fastResult {
 		start := begin + float64(cc.m.launch)
 		c.launcherFree = start
 		if start > begin {
+			c.advance(t, scale)
 			c.pauses = append(c.pauses, pause{begin, start})
-			update(ci, t)
+			schedule(ci, t)
 		}
 		sl.class, sl.ver = id, sl.ver+1
 		sl.phase = phPre
@@ -463,7 +550,37 @@ func runFast(cc *coreCache, src source, cores, tgsPerCore int) fastResult {
 	}
 	for h.Len() > 0 {
 		ev := heap.Pop(&h).(event)
-		c := &fc[ev.core]
+		ci := int(ev.core)
+		c := &fc[ci]
+		if ev.slot < 0 {
+			if ev.ver != c.ver {
+				continue
+			}
+			res.events++
+			c.advance(ev.t, scale)
+			// every k-loop that reached its end finishes now
+			done := false
+			for s := range c.slots {
+				sl := &c.slots[s]
+				if sl.phase == phBody && sl.end <= c.w+1e-6*math.Max(1, sl.period) {
+					sl.phase = phIdle
+					done = true
+				}
+			}
+			if !done {
+				schedule(ci, ev.t)
+				continue
+			}
+			res.busy[ci] = ev.t
+			res.cycles = math.Max(res.cycles, ev.t)
+			update(ci, ev.t)
+			for s := range c.slots {
+				if c.slots[s].phase == phIdle {
+					dispatch(ci, s, ev.t)
+				}
+			}
+			continue
+		}
 		sl := &c.slots[ev.slot]
 		if ev.ver != sl.ver {
 			continue
@@ -471,30 +588,28 @@ func runFast(cc *coreCache, src source, cores, tgsPerCore int) fastResult {
 		res.events++
 		switch sl.phase {
 		case phPre:
+			c.advance(ev.t, scale)
 			sl.phase = phBody
-			sl.remaining = float64(cc.info[sl.class].prog.Steps)
-			sl.last = ev.t
 			sl.period = 1
-			update(int(ev.core), ev.t)
-		case phBody:
-			sl.phase = phIdle
-			res.busy[ev.core] = ev.t
-			res.cycles = math.Max(res.cycles, ev.t)
-			update(int(ev.core), ev.t)
-			dispatch(int(ev.core), int(ev.slot), ev.t)
+			sl.end = c.w + float64(cc.info[sl.class].prog.Steps)
+			update(ci, ev.t)
 		case phExit:
 			sl.phase = phIdle
-			res.busy[ev.core] = ev.t
+			res.busy[ci] = ev.t
 			res.cycles = math.Max(res.cycles, ev.t)
-			dispatch(int(ev.core), int(ev.slot), ev.t)
+			dispatch(ci, int(ev.slot), ev.t)
 		}
 	}
 	for ci := range fc {
 		accountMix(&fc[ci], res.cycles)
 	}
 	if wsum > 0 {
-		res.util.addScaled(res.util, 1/wsum-1)
+		u := res.util
+		res.util = utilization{}
+		res.util.addScaled(u, 1/wsum)
 	}
-	res.mixTime = wsum
+	if res.cycles > 0 {
+		res.util.DRAM = res.dramBytes / (res.cycles * bw)
+	}
 	return res
 }

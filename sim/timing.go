@@ -292,7 +292,7 @@ func map0Us(p tile.Problem, m *model) (map0Result, error) {
 		return map0Result{}, err
 	}
 	cs := newCoreSim(m)
-	cs.addTG(prog, &progMem{actReuse: 1}, m.launch, false, false, 0)
+	cs.addTG(prog, &progMem{actReuse: 1}, m.launch, false, false, 0, 0)
 	cs.run(math.MaxInt64)
 	return map0Result{us: float64(cs.tgs[0].finish) / m.chip.ClockMHz.Value, instr: issued(cs)}, nil
 }

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/metalsim/metalsim/sim"
+)
+
+func runChips(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("chips", "List the embedded chips, or print one chip file (--show NAME, or --chip-file FILE to check a file).", stderr)
+	show := fs.String("show", "", "print this chip's file (name or alias), with calibrated values resolved")
+	file := fs.String("chip-file", "", "load and print a chip file (checks it)")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	if *show != "" || *file != "" {
+		var c *sim.Chip
+		var err error
+		if *file != "" {
+			c, err = sim.LoadChipFile(*file)
+		} else {
+			c, err = sim.LookupChip(*show)
+		}
+		if err != nil {
+			return fail(stderr, "chips", err)
+		}
+		b, err := c.MarshalIndent()
+		if err != nil {
+			return fail(stderr, "chips", err)
+		}
+		fmt.Fprintln(stdout, string(b))
+		return exitOK
+	}
+	chips, err := sim.Chips()
+	if err != nil {
+		return fail(stderr, "chips", err)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "chip\tfamily\tcores\tclock MHz\tFP32 TFLOPS\tDRAM GB/s\tdefault path\tcalibration")
+	for _, c := range chips {
+		path := "simdgroup"
+		if c.TensorPath {
+			path = "tensor"
+		}
+		cal := "own measurements"
+		if c.CalibrationFrom != "" {
+			cal = "from " + c.CalibrationFrom
+		} else if p, _ := c.Param("tg_launch_clk"); p.Source != "calibrated" {
+			cal = "none"
+		}
+		tf := c.Cores.Value * 128 * 2 * c.ClockMHz.Value / 1e6
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t%.2f\t%.0f\t%s\t%s\n", c.Name, c.Family, c.Cores.Value, c.ClockMHz.Value, tf, c.DRAMBandwidthGBs.Value, path, cal)
+	}
+	if err := tw.Flush(); err != nil {
+		return fail(stderr, "chips", err)
+	}
+	return exitOK
+}

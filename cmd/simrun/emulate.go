@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/metalsim/metalsim/golden"
+	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/trace"
+)
+
+func runEmulate(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("emulate", "Run one MUL_MAT_ID for values on random, seeded operands (uniform top-k routing) and print\n"+
+		"the counters and the error against float64 references.", stderr)
+	var pf problemFlags
+	var kf kernelFlags
+	pf.register(fs)
+	kf.register(fs, "simdgroup")
+	seed := fs.Uint64("seed", 1, "seed of the operands and the routing")
+	workers := fs.Int("workers", 0, "emulation goroutines (0: GOMAXPROCS); the output is the same for any value")
+	fs.Lookup("n").DefValue = "64"
+	_ = fs.Set("n", "64")
+	fs.Lookup("m").DefValue = "128"
+	_ = fs.Set("m", "128")
+	fs.Lookup("k").DefValue = "256"
+	_ = fs.Set("k", "256")
+	fs.Lookup("experts").DefValue = "16"
+	_ = fs.Set("experts", "16")
+	fs.Lookup("used").DefValue = "4"
+	_ = fs.Set("used", "4")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	p, err := pf.problem()
+	if err != nil {
+		return fail(stderr, "emulate", err)
+	}
+	k, err := kf.kernel(nil)
+	if err != nil {
+		return fail(stderr, "emulate", err)
+	}
+	if *workers < 0 {
+		return fail(stderr, "emulate", fmt.Errorf("--workers = %d: must be >= 0", *workers))
+	}
+	t := sim.RandomTensors(p, *seed)
+	start := time.Now()
+	res, err := sim.Emulate(p, k, t, *workers)
+	if err != nil {
+		return fail(stderr, "emulate", err)
+	}
+	wall := time.Since(start)
+	ref := golden.Reference(p, t)
+	var maxAbs64, maxAbsH, worst float64
+	for i, v := range res.Dst {
+		maxAbs64 = math.Max(maxAbs64, math.Abs(float64(v)-float64(ref.F64[i])))
+		d := math.Abs(float64(v) - float64(ref.F16In[i]))
+		maxAbsH = math.Max(maxAbsH, d)
+		if tol := float64(p.K+1) / (1 << 24) * ref.SumAbs[i]; tol > 0 {
+			worst = math.Max(worst, d/tol)
+		}
+	}
+	fmt.Fprintf(stdout, "%s, %s path, variant %s, seed %d\n", p, k.Path, k.Name, *seed)
+	fmt.Fprintln(stdout, "counters:")
+	if err := trace.WriteCounters(stdout, res.Counters); err != nil {
+		return fail(stderr, "emulate", err)
+	}
+	fmt.Fprintln(stdout, "error:")
+	fmt.Fprintf(stdout, "  max |dst - ref_f64|     %.4g   (float64 sum of float32 weights x activations: half staging costs this)\n", maxAbs64)
+	fmt.Fprintf(stdout, "  max |dst - ref_f16in|   %.4g   (%.3g x the float32 accumulation bound (K+1)·2^-24·Σ|w·b|)\n", maxAbsH, worst)
+	macs := float64(res.Counters.Active) * float64(k.NR0*k.NR1) * float64(p.K)
+	fmt.Fprintf(stdout, "emulated %.3g MACs (padding included) in %v: %.3g MAC/s\n", macs, wall.Round(time.Millisecond), macs/wall.Seconds())
+	return exitOK
+}

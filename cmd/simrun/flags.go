@@ -1,0 +1,120 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/tile"
+)
+
+// problemFlags are the flags that describe one MUL_MAT_ID.
+type problemFlags struct {
+	experts, used, m, k, n int
+	typeA, typeB           string
+	bcast                  bool
+}
+
+func (f *problemFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&f.experts, "experts", 128, "experts holding weights (test-backend-ops n_mats)")
+	fs.IntVar(&f.used, "used", 8, "experts used per token (n_used)")
+	fs.IntVar(&f.m, "m", 768, "weight rows per expert")
+	fs.IntVar(&f.k, "k", 2048, "reduction length")
+	fs.IntVar(&f.n, "n", 512, "tokens")
+	fs.StringVar(&f.typeA, "type", "q4_0", "weight type (f32, f16, q4_0, q8_0, iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s)")
+	fs.StringVar(&f.typeB, "type-b", "f32", "activation type (f32, f16)")
+	fs.BoolVar(&f.bcast, "b", false, "broadcast: all slots of a token read one activation row (b=1)")
+}
+
+func (f *problemFlags) problem() (tile.Problem, error) {
+	t, err := dequant.ParseType(f.typeA)
+	if err != nil {
+		return tile.Problem{}, fmt.Errorf("--type: %w", err)
+	}
+	p := tile.Problem{Experts: f.experts, Used: f.used, M: f.m, K: f.k, Tokens: f.n, Broadcast: f.bcast, TypeA: t}
+	switch f.typeB {
+	case "f32":
+	case "f16":
+		p.HalfB = true
+	default:
+		return p, fmt.Errorf("--type-b %q: allowed f32, f16", f.typeB)
+	}
+	return p, p.Validate()
+}
+
+// kernelFlags choose the kernel variant and path.
+type kernelFlags struct {
+	variant, path string
+}
+
+func (f *kernelFlags) register(fs *flag.FlagSet, defPath string) {
+	fs.StringVar(&f.variant, "variant", "upstream", "kernel variant (upstream, halftile, halftile-dual, tile64x8)")
+	fs.StringVar(&f.path, "path", defPath, "kernel path: simdgroup or tensor (default: the chip's llama.cpp default)")
+}
+
+func (f *kernelFlags) kernel(chip *sim.Chip) (tile.Kernel, error) {
+	v, err := tile.LookupVariant(f.variant)
+	if err != nil {
+		return tile.Kernel{}, fmt.Errorf("--variant: %w", err)
+	}
+	path := tile.Simdgroup
+	if chip != nil && chip.TensorPath {
+		path = tile.Tensor
+	}
+	if f.path != "" {
+		if path, err = tile.ParsePath(f.path); err != nil {
+			return tile.Kernel{}, fmt.Errorf("--path: %w", err)
+		}
+	}
+	k := tile.Kernel{Variant: v, Path: path}
+	return k, v.Validate(path)
+}
+
+// chipFlags pick a chip by name or from a file.
+type chipFlags struct {
+	name, file string
+}
+
+func (f *chipFlags) register(fs *flag.FlagSet, def string) {
+	fs.StringVar(&f.name, "chip", def, "chip name or alias (simrun chips lists them)")
+	fs.StringVar(&f.file, "chip-file", "", "load the chip from this chip file instead")
+}
+
+// chip returns the selected chip, or nil when neither flag is set.
+func (f *chipFlags) chip() (*sim.Chip, error) {
+	if f.file != "" {
+		return sim.LoadChipFile(f.file)
+	}
+	if f.name == "" {
+		return nil, nil
+	}
+	return sim.LookupChip(f.name)
+}
+
+// simFlags are the timing options.
+type simFlags struct {
+	engine string
+	draws  int
+	seed   uint64
+}
+
+func (f *simFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.engine, "engine", "fast", "timing engine: fast (threadgroup events over cached core mixes) or detailed (every instruction)")
+	fs.IntVar(&f.draws, "draws", 4, "routing draws averaged (the calibration harness redraws ids every run)")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the first routing draw")
+}
+
+func (f *simFlags) options() (sim.Options, error) {
+	e, err := sim.ParseEngine(f.engine)
+	if err != nil {
+		return sim.Options{}, fmt.Errorf("--engine: %w", err)
+	}
+	if f.draws < 1 || f.draws > 1000 {
+		return sim.Options{}, fmt.Errorf("--draws = %d: must be in [1, 1000]", f.draws)
+	}
+	if f.seed == 0 {
+		return sim.Options{}, fmt.Errorf("--seed = 0: must be positive")
+	}
+	return sim.Options{Engine: e, Draws: f.draws, Seed: f.seed}, nil
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/metalsim/metalsim/golden"
+)
+
+func runGolden(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("golden", "Verify every dequant and mulmatid case of a golden directory (the ../shared/golden format):\n"+
+		"bit-exact dequantization in both codebook strategies, and mul_mat_id emulated on both paths and\n"+
+		"variants against the references. Exit 1 if a case fails, 2 if the input cannot be read.\n\nusage: simrun golden DIR", stderr)
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return exitBadUsed
+	}
+	dir := fs.Arg(0)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fail(stderr, "golden", fmt.Errorf("%s: not a readable directory", dir))
+	}
+	var all []golden.Result
+	for _, step := range []struct {
+		name string
+		f    func(string) ([]golden.Result, error)
+	}{
+		{"tables", golden.VerifyTables},
+		{"dequant", golden.VerifyDequant},
+		{"mulmatid", func(d string) ([]golden.Result, error) { r, _, err := golden.VerifyMulMatID(d); return r, err }},
+	} {
+		res, err := step.f(dir)
+		if err != nil {
+			return fail(stderr, "golden", fmt.Errorf("%s: %w", step.name, err))
+		}
+		for _, r := range res {
+			fmt.Fprintln(stdout, r)
+		}
+		all = append(all, res...)
+	}
+	passed, failed := 0, 0
+	for _, r := range all {
+		if r.Pass {
+			passed++
+		} else {
+			failed++
+		}
+	}
+	fmt.Fprintf(stdout, "golden: %d passed, %d failed\n", passed, failed)
+	if len(all) == 0 {
+		fmt.Fprintf(stderr, "simrun golden: %s holds no tables/, dequant/ or mulmatid/ folder\n", dir)
+		return exitBadUsed
+	}
+	if failed > 0 {
+		return exitFailed
+	}
+	return exitOK
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/metalsim/metalsim/hw"
+	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/trace"
+)
+
+func runHeadline(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("headline", "The headline experiment: the 128-expert top-8 q4_0 perf shape of test-backend-ops (m=768,\n"+
+		"k=2048), n = 32..512, upstream vs halftile, on the M1 Pro (simdgroup path) and the M5 (tensor path),\n"+
+		"predicted next to the measured values embedded from the calibration sets.", stderr)
+	var sf simFlags
+	sf.register(fs)
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	opt, err := sf.options()
+	if err != nil {
+		return fail(stderr, "headline", err)
+	}
+	start := time.Now()
+	rows, err := hw.CalibrationRows()
+	if err != nil {
+		return fail(stderr, "headline", err)
+	}
+	cases, err := hw.Match(rows, hw.MatchOptions{})
+	if err != nil {
+		return fail(stderr, "headline", err)
+	}
+	rep, err := hw.Validate(cases, sim.NewSimulator(), opt)
+	if err != nil {
+		return fail(stderr, "headline", err)
+	}
+	fmt.Fprintln(stdout, "MUL_MAT_ID q4_0 x f32, 128 experts, top-8, m=768, k=2048: measured (calibration sets) vs predicted")
+	fmt.Fprintln(stdout)
+	if err := rep.WriteComparison(stdout); err != nil {
+		return fail(stderr, "headline", err)
+	}
+	var st sim.SimStats
+	var simUs float64
+	for _, r := range rep.Rows {
+		if r.Result != nil {
+			st.Instructions += r.Result.Sim.Instructions
+			st.Represented += r.Result.Sim.Represented
+			simUs += r.Result.KernelUs * float64(r.Result.Draws)
+		}
+	}
+	st.Wall = time.Since(start)
+	fmt.Fprintln(stdout)
+	return okOr(stderr, trace.WriteRates(stdout, st, simUs))
+}
+
+func okOr(stderr io.Writer, err error) int {
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun: %v\n", err)
+		return exitBadUsed
+	}
+	return exitOK
+}

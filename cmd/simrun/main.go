@@ -1,0 +1,110 @@
+// Command simrun is metalsim's command line: it runs the headline experiment by
+// default and has subcommands to verify golden data, emulate a problem for
+// values, list chips, validate predictions against real Metal measurements,
+// fit chip parameters, and more (simrun help).
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailed  = 1 // the command ran and found failures (golden mismatch, ...)
+	exitBadUsed = 2 // bad flags or unreadable input
+)
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) int
+}
+
+func commands() []command {
+	return []command{
+		{"headline", "the default experiment: 128-expert top-8 q4_0, n = 32..512, upstream vs halftile on M1 Pro and M5", runHeadline},
+		{"golden", "verify dequantization and mul_mat_id emulation against a golden directory", runGolden},
+		{"emulate", "run one MUL_MAT_ID for values and print counters and the error against a float64 reference", runEmulate},
+		{"simulate", "predict the time of one MUL_MAT_ID on a chip", runSimulate},
+		{"chips", "list the chips metalsim knows, or print one chip file", runChips},
+		{"validate", "predict measured rows (calibration TSVs, test-backend-ops logs) and report the error", runValidate},
+		{"fit", "fit named chip parameters to measurement files and write a new chip file", runFit},
+		{"isa", "print the op table as Markdown (docs/isa.md)", runISA},
+	}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run dispatches to a subcommand; no arguments runs the headline experiment.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		return runHeadline(nil, stdout, stderr)
+	}
+	name := args[0]
+	if name == "help" || name == "-h" || name == "--help" || name == "-help" {
+		usage(stdout)
+		return exitOK
+	}
+	if strings.HasPrefix(name, "-") {
+		// flags without a subcommand belong to the headline experiment
+		return runHeadline(args, stdout, stderr)
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			return c.run(args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "simrun: unknown command %q\n\n", name)
+	usage(stderr)
+	return exitBadUsed
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: simrun [command] [flags]")
+	fmt.Fprintln(w, "\nWithout a command simrun runs the headline experiment. Commands:")
+	cs := commands()
+	sort.Slice(cs, func(i, j int) bool { return cs[i].name < cs[j].name })
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'simrun COMMAND -h' for a command's flags.")
+}
+
+// newFlags makes a flag set that reports errors to stderr without exiting.
+func newFlags(name, summary string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: simrun %s [flags]\n%s\n\nflags:\n", name, summary)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses flags; it returns the exit code to use when parsing stopped
+// (help: 0, error: 2) and ok = false.
+func parse(fs *flag.FlagSet, args []string) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK, false
+		}
+		return exitBadUsed, false
+	}
+	return 0, true
+}
+
+// fail prints an error and returns the bad-input exit code.
+func fail(stderr io.Writer, cmd string, err error) int {
+	fmt.Fprintf(stderr, "simrun %s: %v\n", cmd, err)
+	return exitBadUsed
+}

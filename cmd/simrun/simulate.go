@@ -1,0 +1,48 @@
+package main
+
+import (
+	"io"
+
+	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/trace"
+)
+
+func runSimulate(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("simulate", "Predict the time of one MUL_MAT_ID (map0 + mul_mm_id) on a chip, with occupancy, utilisation,\n"+
+		"the limiter and the counters.", stderr)
+	var pf problemFlags
+	var kf kernelFlags
+	var cf chipFlags
+	var sf simFlags
+	pf.register(fs)
+	kf.register(fs, "")
+	cf.register(fs, "M1 Pro 16-core GPU")
+	sf.register(fs)
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	p, err := pf.problem()
+	if err != nil {
+		return fail(stderr, "simulate", err)
+	}
+	chip, err := cf.chip()
+	if err != nil {
+		return fail(stderr, "simulate", err)
+	}
+	k, err := kf.kernel(chip)
+	if err != nil {
+		return fail(stderr, "simulate", err)
+	}
+	opt, err := sf.options()
+	if err != nil {
+		return fail(stderr, "simulate", err)
+	}
+	r, err := sim.Simulate(p, k, chip, opt)
+	if err != nil {
+		return fail(stderr, "simulate", err)
+	}
+	if err := trace.WriteResult(stdout, r); err != nil {
+		return fail(stderr, "simulate", err)
+	}
+	return exitOK
+}

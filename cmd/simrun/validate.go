@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/metalsim/metalsim/hw"
+	"github.com/metalsim/metalsim/sim"
+)
+
+// readMeasurements parses measurement files of any supported format (calibration
+// TSV, test-backend-ops console log, --output sql); with no files it returns the
+// embedded calibration sets. Malformed log lines are reported to stderr and
+// skipped; a malformed TSV is an error.
+func readMeasurements(files []string, stderr io.Writer) ([]hw.Row, []string, error) {
+	if len(files) == 0 {
+		rows, err := hw.CalibrationRows()
+		return rows, hw.CalibrationFiles(), err
+	}
+	var rows []hw.Row
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, nil, err
+		}
+		switch hw.Sniff(data) {
+		case hw.FormatTSV:
+			r, err := hw.ParseTSV(bytes.NewReader(data), f)
+			if err != nil {
+				return nil, nil, err
+			}
+			rows = append(rows, r...)
+		case hw.FormatConsole, hw.FormatSQL:
+			lg, err := hw.ParseLog(bytes.NewReader(data), f)
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, e := range lg.Errors {
+				fmt.Fprintf(stderr, "warning: %v (line skipped)\n", e)
+			}
+			for _, s := range lg.SkippedOps() {
+				fmt.Fprintf(stderr, "%s: %d lines of %s skipped (not a matmul op)\n", f, s.Lines, opName(s.Op))
+			}
+			for _, u := range lg.Unsupported {
+				fmt.Fprintf(stderr, "%s: line %d: %s not supported by the backend\n", f, u.Line, u.Op)
+			}
+			rows = append(rows, lg.Rows...)
+		default:
+			return nil, nil, fmt.Errorf("%s: not a calibration TSV, a test-backend-ops log or its --output sql form", f)
+		}
+	}
+	return rows, files, nil
+}
+
+func opName(op string) string {
+	if op == "" {
+		return "backend notices"
+	}
+	return op
+}
+
+// measureFlags pick how rows map to chips and variants.
+type measureFlags struct {
+	chip    chipFlags
+	variant string
+}
+
+func (f *measureFlags) register(fs *flag.FlagSet) {
+	f.chip.register(fs, "")
+	fs.StringVar(&f.variant, "variant", "", "kernel variant of rows that name none (logs); default upstream")
+}
+
+func (f *measureFlags) cases(rows []hw.Row) ([]hw.Case, error) {
+	chip, err := f.chip.chip()
+	if err != nil {
+		return nil, err
+	}
+	opt := hw.MatchOptions{Chip: chip, Variant: f.variant}
+	if f.chip.file != "" {
+		// a chip file replaces the chip of every row
+		for i := range rows {
+			rows[i].Chip = ""
+		}
+	}
+	return hw.Match(rows, opt)
+}
+
+func runValidate(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("validate", "Predict every row of measurement files (calibration TSVs, test-backend-ops perf logs or their\n"+
+		"--output sql form; none: the embedded calibration sets) and print measured vs predicted µs and\n"+
+		"error per row, variant-vs-baseline deltas, then MAPE, WMAPE, max error and R² of log times.\n"+
+		"Rows the model does not cover are listed with the reason.\n\nusage: simrun validate [flags] [FILE...]", stderr)
+	var mf measureFlags
+	var sf simFlags
+	mf.register(fs)
+	sf.register(fs)
+	format := fs.String("format", "text", "output: text, json or markdown")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	if !strings.Contains(" text json markdown ", " "+*format+" ") {
+		return fail(stderr, "validate", fmt.Errorf("--format %q: allowed text, json, markdown", *format))
+	}
+	opt, err := sf.options()
+	if err != nil {
+		return fail(stderr, "validate", err)
+	}
+	rows, _, err := readMeasurements(fs.Args(), stderr)
+	if err != nil {
+		return fail(stderr, "validate", err)
+	}
+	cases, err := mf.cases(rows)
+	if err != nil {
+		return fail(stderr, "validate", err)
+	}
+	rep, err := hw.Validate(cases, sim.NewSimulator(), opt)
+	if err != nil {
+		return fail(stderr, "validate", err)
+	}
+	switch *format {
+	case "json":
+		err = rep.WriteJSON(stdout)
+	case "markdown":
+		err = rep.WriteMarkdown(stdout)
+	default:
+		err = rep.WriteText(stdout)
+	}
+	if err != nil {
+		return fail(stderr, "validate", err)
+	}
+	return exitOK
+}

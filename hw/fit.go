@@ -1,0 +1,462 @@
+package hw
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/gonum/optimize"
+
+	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/tile"
+)
+
+// FitParam is one chip parameter to fit, within bounds.
+type FitParam struct {
+	Chip   string  // chip name
+	Name   string  // chip-file parameter name, e.g. "tg_launch_clk", "classes.mma8.issue_clk"
+	Lo, Hi float64 // bounds (the optimizer stays strictly inside)
+}
+
+// ParseFitParam parses NAME@CHIP[=LO:HI]. Without bounds the parameter may move
+// within a factor of 4 of its current value (or [0, 1000] when it is 0).
+func ParseFitParam(s string, chips []*sim.Chip) (FitParam, error) {
+	spec, bounds, hasBounds := strings.Cut(s, "=")
+	name, chipName, ok := strings.Cut(spec, "@")
+	if !ok || name == "" || chipName == "" {
+		return FitParam{}, fmt.Errorf("--param %q: want NAME@CHIP[=LO:HI], e.g. tg_launch_clk@\"M1 Pro 16-core GPU\"=0:2000", s)
+	}
+	var chip *sim.Chip
+	for _, c := range chips {
+		if c.Name == chipName {
+			chip = c
+		}
+	}
+	if chip == nil {
+		return FitParam{}, fmt.Errorf("--param %q: chip %q is not among the chips of the measurement files", s, chipName)
+	}
+	if err := fittable(chip, name); err != nil {
+		return FitParam{}, fmt.Errorf("--param %q: %w", s, err)
+	}
+	cur, _ := chip.Param(name)
+	fp := FitParam{Chip: chip.Name, Name: name, Lo: cur.Value / 4, Hi: cur.Value * 4}
+	if cur.Value == 0 {
+		fp.Hi = 1000
+	}
+	if hasBounds {
+		lo, hi, ok := strings.Cut(bounds, ":")
+		var err1, err2 error
+		if ok {
+			_, err1 = fmt.Sscanf(lo, "%g", &fp.Lo)
+			_, err2 = fmt.Sscanf(hi, "%g", &fp.Hi)
+		}
+		if !ok || err1 != nil || err2 != nil || !(fp.Lo < fp.Hi) {
+			return FitParam{}, fmt.Errorf("--param %q: bounds %q: want LO:HI with LO < HI", s, bounds)
+		}
+	}
+	if cur.Value < fp.Lo || cur.Value > fp.Hi {
+		return FitParam{}, fmt.Errorf("--param %q: current value %g is outside [%g, %g]", s, cur.Value, fp.Lo, fp.Hi)
+	}
+	return fp, nil
+}
+
+// structural names chip-file parameters that describe what the chip is, not how
+// fast it does something: fitting them has no physical meaning.
+var structural = []string{
+	"cores", "schedulers_per_core", "simd_width", "max_threads_per_core", "max_threads_per_tg",
+	"max_tgs_per_core", "tg_memory_per_core_bytes", "tg_memory_per_tg_bytes", "register_file_bytes",
+	"occupancy_thread_granule", "l1_bytes", "l2_bytes", "slc_bytes", "clock_mhz", "dispatch_interval_clk",
+	"sg_issue_interval_clk",
+}
+
+// fittable accepts the rate, latency and cost parameters of a chip file.
+func fittable(c *sim.Chip, name string) error {
+	if _, err := c.Param(name); err != nil {
+		return fmt.Errorf("%w (fittable: a latency, bandwidth, issue or launch cost of the chip file)", err)
+	}
+	if slices.Contains(structural, name) {
+		return fmt.Errorf("%s describes the chip's structure or a measured clock, not a cost: it is not fitted", name)
+	}
+	return nil
+}
+
+// FitResult is a fit's outcome.
+type FitResult struct {
+	Params    []FittedParam
+	Before    *Report // with the starting values
+	After     *Report // with the fitted values
+	CV        []CVFold
+	CVMAPE    float64 // mean over folds of the held-out rows' MAPE
+	Evals     int
+	Objective float64
+	Chips     []*sim.Chip // the chips with fitted values
+}
+
+// FittedParam is one fitted value.
+type FittedParam struct {
+	FitParam
+	Start, Value float64
+}
+
+// CVFold is one leave-one-problem-out fold: the held-out problem's rows
+// predicted by parameters fitted to all other rows.
+type CVFold struct {
+	Chip     string
+	Problem  tile.Problem
+	Rows     int
+	MAPE     float64 // of the held-out rows
+	DeltaErr float64 // mean |delta error| of the held-out pairs, pp
+}
+
+// FitOptions control a fit.
+type FitOptions struct {
+	Sim      sim.Options
+	MaxEvals int  // objective evaluations per fit (default 60 per parameter)
+	CV       bool // run leave-one-problem-out cross-validation
+}
+
+// independentRows counts, per chip, the rows that carry independent information
+// (modelled absolute rows and relative rows).
+func independentRows(cases []Case) map[string]int {
+	m := map[string]int{}
+	for _, c := range cases {
+		if c.Modelled && (c.Row.HasTime || c.Row.HasDelta) {
+			m[c.Chip.Name]++
+		}
+	}
+	return m
+}
+
+// Fit adjusts the named chip parameters to the measured cases: it minimises the
+// mean squared log error of absolute rows plus the mean squared error of the
+// variant deltas (as fractions), with Nelder-Mead over bounded parameters. It
+// refuses more parameters per chip than a third of that chip's independent rows.
+func Fit(cases []Case, params []FitParam, opt FitOptions) (*FitResult, error) {
+	if len(params) == 0 {
+		return nil, fmt.Errorf("fit: no --param given")
+	}
+	rows := independentRows(cases)
+	perChip := map[string]int{}
+	for _, p := range params {
+		perChip[p.Chip]++
+	}
+	for chip, n := range perChip {
+		if 3*n > rows[chip] {
+			return nil, fmt.Errorf("fit: %d parameters for %s but only %d independent rows: at most a third of the rows (%d) may be fitted", n, chip, rows[chip], rows[chip]/3)
+		}
+	}
+	if opt.MaxEvals <= 0 {
+		opt.MaxEvals = 40 * len(params)
+	}
+	start := make([]float64, len(params))
+	chips := chipsOf(cases)
+	for i, p := range params {
+		v, err := chips[p.Chip].Param(p.Name)
+		if err != nil {
+			return nil, err
+		}
+		start[i] = v.Value
+	}
+	res := &FitResult{}
+	var err error
+	if res.Before, err = evaluate(cases, params, start, opt.Sim); err != nil {
+		return nil, err
+	}
+	best, obj, evals, err := minimize(cases, params, start, opt)
+	if err != nil {
+		return nil, err
+	}
+	res.Evals, res.Objective = evals, obj
+	if res.After, err = evaluate(cases, params, best, opt.Sim); err != nil {
+		return nil, err
+	}
+	for i, p := range params {
+		res.Params = append(res.Params, FittedParam{FitParam: p, Start: start[i], Value: best[i]})
+	}
+	res.Chips, err = withParams(cases, params, best)
+	if err != nil {
+		return nil, err
+	}
+	if opt.CV {
+		if err := crossValidate(cases, params, start, opt, res); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func chipsOf(cases []Case) map[string]*sim.Chip {
+	m := map[string]*sim.Chip{}
+	for _, c := range cases {
+		if c.Chip != nil {
+			m[c.Chip.Name] = c.Chip
+		}
+	}
+	return m
+}
+
+// withParams returns copies of the cases' chips with the parameter values set.
+func withParams(cases []Case, params []FitParam, vals []float64) ([]*sim.Chip, error) {
+	orig := chipsOf(cases)
+	names := make([]string, 0, len(orig))
+	for n := range orig {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var out []*sim.Chip
+	for _, n := range names {
+		c := orig[n].Clone()
+		for i, p := range params {
+			if p.Chip != n {
+				continue
+			}
+			cur, _ := c.Param(p.Name)
+			cur.Value = vals[i]
+			if err := c.SetParam(p.Name, cur); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// evaluate validates the cases with the parameter values applied.
+func evaluate(cases []Case, params []FitParam, vals []float64, opt sim.Options) (*Report, error) {
+	chips, err := withParams(cases, params, vals)
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]*sim.Chip{}
+	for _, c := range chips {
+		byName[c.Name] = c
+	}
+	cs := make([]Case, len(cases))
+	for i, c := range cases {
+		cs[i] = c
+		if c.Chip != nil {
+			cs[i].Chip = byName[c.Chip.Name]
+		}
+	}
+	return Validate(cs, sim.NewSimulator(), opt)
+}
+
+// objective is the fit's loss of a report.
+func objective(rep *Report) float64 {
+	var sa, sd float64
+	na, nd := 0, 0
+	for _, r := range rep.Rows {
+		if r.Modelled && r.Row.HasTime {
+			l := math.Log(r.PredictedUs / r.MeasuredUs)
+			sa += l * l
+			na++
+		}
+	}
+	for _, p := range rep.Pairs {
+		d := p.ErrorPP / 100
+		sd += d * d
+		nd++
+	}
+	obj := 0.0
+	if na > 0 {
+		obj += sa / float64(na)
+	}
+	if nd > 0 {
+		obj += sd / float64(nd)
+	}
+	return obj
+}
+
+// The optimizer works on unbounded coordinates: value = lo + (hi-lo)·σ(x).
+func toValue(p FitParam, x float64) float64 { return p.Lo + (p.Hi-p.Lo)/(1+math.Exp(-x)) }
+func toX(p FitParam, v float64) float64 {
+	f := (v - p.Lo) / (p.Hi - p.Lo)
+	f = math.Min(math.Max(f, 1e-6), 1-1e-6)
+	return math.Log(f / (1 - f))
+}
+
+// gridPoints returns the points per dimension of the coarse search that seeds
+// the simplex: the model runs in whole cycles, so the loss has plateaus that can
+// stall a simplex started far from the minimum.
+func gridPoints(d int) int {
+	switch d {
+	case 1:
+		return 9
+	case 2:
+		return 6
+	case 3:
+		return 4
+	}
+	return 3
+}
+
+func minimize(cases []Case, params []FitParam, start []float64, opt FitOptions) ([]float64, float64, int, error) {
+	x0 := make([]float64, len(params))
+	for i, p := range params {
+		x0[i] = toX(p, start[i])
+	}
+	vals := func(x []float64) []float64 {
+		v := make([]float64, len(x))
+		for i, p := range params {
+			v[i] = toValue(p, x[i])
+		}
+		return v
+	}
+	var evalErr error
+	evals := 0
+	problem := optimize.Problem{Func: func(x []float64) float64 {
+		evals++
+		rep, err := evaluate(cases, params, vals(x), opt.Sim)
+		if err != nil {
+			evalErr = err
+			return math.Inf(1)
+		}
+		return objective(rep)
+	}}
+	// coarse grid in value space, keeping the start if it is better
+	g := gridPoints(len(params))
+	best := problem.Func(x0)
+	idx := make([]int, len(params))
+	for {
+		x := make([]float64, len(params))
+		for i, p := range params {
+			x[i] = toX(p, p.Lo+(float64(idx[i])+0.5)/float64(g)*(p.Hi-p.Lo))
+		}
+		if f := problem.Func(x); f < best {
+			best, x0 = f, x
+		}
+		i := 0
+		for ; i < len(idx); i++ {
+			if idx[i]++; idx[i] < g {
+				break
+			}
+			idx[i] = 0
+		}
+		if i == len(idx) || evalErr != nil {
+			break
+		}
+	}
+	if evalErr != nil {
+		return nil, 0, evals, evalErr
+	}
+	settings := &optimize.Settings{FuncEvaluations: opt.MaxEvals, Converger: &optimize.FunctionConverge{Absolute: 1e-6, Relative: 1e-4, Iterations: 20}}
+	r, err := optimize.Minimize(problem, x0, settings, &optimize.NelderMead{SimplexSize: 4.0 / float64(g)})
+	if evalErr != nil {
+		return nil, 0, evals, evalErr
+	}
+	if err != nil && r == nil {
+		return nil, 0, evals, err
+	}
+	if r.F > best { // the simplex never beat its seed
+		return vals(x0), best, evals, nil
+	}
+	return vals(r.X), r.F, evals, nil
+}
+
+// crossValidate holds out each problem (every variant of one chip, path and
+// shape) in turn, fits the others, and predicts the held-out rows.
+func crossValidate(cases []Case, params []FitParam, start []float64, opt FitOptions, res *FitResult) error {
+	type fold struct {
+		chip string
+		path tile.Path
+		prob tile.Problem
+	}
+	var folds []fold
+	seen := map[fold]bool{}
+	for _, c := range cases {
+		if !c.Modelled {
+			continue
+		}
+		f := fold{c.Chip.Name, c.Path, c.Problem}
+		if !seen[f] {
+			seen[f] = true
+			folds = append(folds, f)
+		}
+	}
+	slices.SortFunc(folds, func(a, b fold) int {
+		return cmp.Or(cmp.Compare(a.chip, b.chip), cmp.Compare(a.path, b.path), cmp.Compare(a.prob.Tokens, b.prob.Tokens), cmp.Compare(a.prob.String(), b.prob.String()))
+	})
+	sub := opt
+	sub.CV = false
+	var sum float64
+	for _, f := range folds {
+		var train, test []Case
+		for _, c := range cases {
+			if c.Modelled && c.Chip.Name == f.chip && c.Path == f.path && c.Problem == f.prob {
+				test = append(test, c)
+			} else {
+				train = append(train, c)
+			}
+		}
+		// parameters of a chip with no training rows left stay at their start
+		var ps []FitParam
+		var st []float64
+		rows := independentRows(train)
+		for i, p := range params {
+			if rows[p.Chip] > 0 {
+				ps = append(ps, p)
+				st = append(st, start[i])
+			}
+		}
+		vals := start
+		if len(ps) > 0 {
+			best, _, _, err := minimize(train, ps, st, sub)
+			if err != nil {
+				return err
+			}
+			vals = append([]float64(nil), start...)
+			for i, p := range params {
+				for j, q := range ps {
+					if p == q {
+						vals[i] = best[j]
+					}
+				}
+			}
+		}
+		rep, err := evaluate(test, params, vals, opt.Sim)
+		if err != nil {
+			return err
+		}
+		cf := CVFold{Chip: f.chip, Problem: f.prob, Rows: rep.Summary.Modelled, MAPE: rep.Summary.MAPE, DeltaErr: rep.Summary.MeanDeltaPP}
+		res.CV = append(res.CV, cf)
+		sum += cf.MAPE
+	}
+	if len(res.CV) > 0 {
+		res.CVMAPE = sum / float64(len(res.CV))
+	}
+	return nil
+}
+
+// Record returns the provenance of a fit for the chip named chip.
+func (r *FitResult) Record(chip, command string, files []string) *sim.CalibrationRecord {
+	rec := &sim.CalibrationRecord{Command: command, Files: files, CVMAPE: r.CVMAPE}
+	for _, p := range r.Params {
+		if p.Chip == chip {
+			rec.Params = append(rec.Params, sim.FittedValue{Name: p.Name, Start: p.Start, Value: p.Value})
+		}
+	}
+	var sum, maxd float64
+	for _, row := range r.After.Rows {
+		if row.Chip == nil || row.Chip.Name != chip || !row.Modelled || !row.Row.HasTime {
+			continue
+		}
+		n, _ := row.Row.Params.Get("n")
+		rec.Residuals = append(rec.Residuals, sim.CalibrationRow{
+			Row:        fmt.Sprintf("%s:%d n=%s %s", row.Row.Source, row.Row.Line, n, row.Variant.Name),
+			MeasuredUs: row.MeasuredUs, ErrorPct: math.Round(row.ErrorPct*100) / 100})
+		sum += math.Abs(row.ErrorPct)
+		rec.Rows++
+	}
+	for _, p := range r.After.Pairs {
+		if p.Chip == chip {
+			maxd = math.Max(maxd, math.Abs(p.ErrorPP))
+		}
+	}
+	if rec.Rows > 0 {
+		rec.MAPE = math.Round(sum/float64(rec.Rows)*100) / 100
+	}
+	rec.MaxDelta = math.Round(maxd*100) / 100
+	return rec
+}

@@ -1,0 +1,227 @@
+package hw
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/tile"
+)
+
+// Metal kernels the host runs for the measured ops (kernel-facts §2).
+const (
+	KernelMulMMID  = "mul_mm_id"
+	KernelMulMVID  = "mul_mv_id"
+	KernelMulMM    = "mul_mm"
+	KernelMulMV    = "mul_mv"
+	KernelMulMVExt = "mul_mv_ext"
+)
+
+// Case is a measured row mapped to a simulator problem.
+type Case struct {
+	Row      Row
+	Chip     *sim.Chip
+	Path     tile.Path
+	Kernel   string       // the Metal kernel the host dispatches for this row
+	Problem  tile.Problem // MUL_MAT_ID problem (valid when Kernel is mul_mm_id or mul_mv_id)
+	Variant  tile.Variant
+	Baseline tile.Variant // relative rows: the variant the delta is against
+	Modelled bool
+	Reason   string // why the row is not modelled
+}
+
+// MatchOptions fill in what a row does not say.
+type MatchOptions struct {
+	// Chip is used for rows without a chip (logs without a device description).
+	Chip *sim.Chip
+	// Variant names the kernel variant of rows that do not name one (logs); ""
+	// means "upstream".
+	Variant string
+}
+
+// Match maps measured rows to simulator cases. A row that names an unknown chip,
+// variant or path is an error (naming the source line); a row the simulator
+// does not model is kept with Modelled false and the reason.
+func Match(rows []Row, opt MatchOptions) ([]Case, error) {
+	var out []Case
+	var errs []string
+	chips := map[string]*sim.Chip{} // one Chip per name, so cases share simulator state
+	for _, r := range rows {
+		c, err := matchRow(r, opt, chips)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: line %d: %v", r.Source, r.Line, err))
+			continue
+		}
+		out = append(out, c)
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("%s", strings.Join(errs, "\n"))
+	}
+	return out, nil
+}
+
+func matchRow(r Row, opt MatchOptions, chips map[string]*sim.Chip) (Case, error) {
+	c := Case{Row: r}
+	switch {
+	case r.Chip != "":
+		chip, err := sim.LookupChip(r.Chip)
+		if err != nil {
+			return c, err
+		}
+		if prev, ok := chips[chip.Name]; ok {
+			chip = prev
+		}
+		chips[chip.Name] = chip
+		c.Chip = chip
+	case opt.Chip != nil:
+		c.Chip = opt.Chip
+	default:
+		return c, fmt.Errorf("no chip: the row names none and no --chip was given")
+	}
+	c.Path = tile.Simdgroup
+	if c.Chip.TensorPath {
+		c.Path = tile.Tensor
+	}
+	if r.GPUPath != "" {
+		p, err := tile.ParsePath(r.GPUPath)
+		if err != nil {
+			return c, fmt.Errorf("gpu_path: %w", err)
+		}
+		c.Path = p
+	}
+	vname := r.Variant
+	if vname == "" {
+		vname = opt.Variant
+	}
+	if vname == "" {
+		vname = "upstream"
+	}
+	v, err := tile.LookupVariant(vname)
+	if err != nil {
+		return c, fmt.Errorf("variant: %w", err)
+	}
+	c.Variant = v
+	if r.Baseline != "" {
+		b, err := tile.LookupVariant(r.Baseline)
+		if err != nil {
+			return c, fmt.Errorf("baseline: %w", err)
+		}
+		c.Baseline = b
+	}
+	switch r.Op {
+	case OpMulMatID, OpMulMatIDFusion:
+		return matchMulMatID(c)
+	case OpMulMat:
+		c.Kernel = denseKernel(r.Params)
+		c.Reason = fmt.Sprintf("dense MUL_MAT (%s) is not modelled yet", c.Kernel)
+		return c, nil
+	}
+	return c, fmt.Errorf("op %q: not a matmul op", r.Op)
+}
+
+// supportedTypes are the weight types metalsim decodes.
+func supportedTypes() string {
+	var names []string
+	for _, t := range dequant.Types() {
+		names = append(names, t.String())
+	}
+	return strings.Join(names, ", ")
+}
+
+func matchMulMatID(c Case) (Case, error) {
+	p := c.Row.Params
+	get := func(key string) int {
+		v, err := p.Int(key)
+		if err != nil {
+			panic(err) // unreachable: checked by required below
+		}
+		return v
+	}
+	for _, key := range []string{"type_a", "type_b", "n_mats", "n_used", "m", "n", "k"} {
+		if !p.Has(key) {
+			return c, fmt.Errorf("parameter %s missing (have %s)", key, strings.Join(p.Keys(), ", "))
+		}
+	}
+	for _, key := range []string{"n_mats", "n_used", "m", "n", "k"} {
+		if _, err := p.Int(key); err != nil {
+			return c, err
+		}
+	}
+	ta, _ := p.String("type_a")
+	tb, _ := p.String("type_b")
+	bcast := false
+	if p.Has("b") {
+		b, err := p.Bool("b")
+		if err != nil {
+			return c, err
+		}
+		bcast = b
+	}
+	prob := tile.Problem{Experts: get("n_mats"), Used: get("n_used"), M: get("m"), K: get("k"), Tokens: get("n"), Broadcast: bcast}
+	n, k := prob.Tokens, prob.K
+	// kernel-facts 2.2: mul_mm_id needs ne00 >= 64 and ne21 >= 32 tokens
+	c.Kernel = KernelMulMMID
+	if k < 64 || n < 32 {
+		c.Kernel = KernelMulMVID
+	}
+	if c.Row.Op == OpMulMatIDFusion {
+		o, mul := 1, false
+		if p.Has("o") {
+			o, _ = p.Int("o")
+		}
+		if p.Has("mul") {
+			mul, _ = p.Bool("mul")
+		}
+		if o != 1 || mul {
+			c.Reason = fmt.Sprintf("MUL_MAT_ID_FUSION with o=%d, mul=%v adds ops beyond one mul_mat_id", o, mul)
+			return c, nil
+		}
+	}
+	typ, err := dequant.ParseType(ta)
+	if err != nil {
+		c.Reason = fmt.Sprintf("weight type %s has no dequantizer in metalsim (supported: %s)", ta, supportedTypes())
+		return c, nil
+	}
+	prob.TypeA = typ
+	switch tb {
+	case "f32":
+	case "f16":
+		prob.HalfB = true
+	default:
+		c.Reason = fmt.Sprintf("activation type %s is not modelled (f32, f16)", tb)
+		return c, nil
+	}
+	c.Problem = prob
+	if err := prob.Validate(); err != nil {
+		return c, err
+	}
+	if c.Kernel != KernelMulMMID {
+		c.Reason = fmt.Sprintf("n = %d tokens, k = %d: the host runs mul_mv_id (mul_mm_id needs n >= 32 and k >= 64), not modelled yet", n, k)
+		return c, nil
+	}
+	if prob.K%c.Variant.NK != 0 {
+		c.Reason = fmt.Sprintf("k = %d is not a multiple of nk = %d: the bounds-checked K tail is not modelled", prob.K, c.Variant.NK)
+		return c, nil
+	}
+	c.Modelled = true
+	return c, nil
+}
+
+// denseKernel applies the host's MUL_MAT kernel choice (kernel-facts 2.1) to a
+// dense case's parameters, as far as they say.
+func denseKernel(p Params) string {
+	n, _ := p.Int("n")
+	k, _ := p.Int("k")
+	ta, _ := p.String("type_a")
+	extTypes := []string{"f32", "f16", "bf16", "q1_0", "q2_0", "q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "mxfp4", "iq4_nl"}
+	kTypes := []string{"q4_K", "q5_K", "q6_K", "q2_K", "q3_K"}
+	if k%128 == 0 && ((slices.Contains(extTypes, ta) && n >= 2 && n <= 8) || (slices.Contains(kTypes, ta) && n >= 4 && n <= 8)) {
+		return KernelMulMVExt
+	}
+	if k >= 64 && n > 8 {
+		return KernelMulMM
+	}
+	return KernelMulMV
+}

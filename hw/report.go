@@ -1,0 +1,294 @@
+package hw
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+)
+
+func shape(r RowResult) string {
+	p := r.Row.Params
+	get := func(k string) string { v, _ := p.Get(k); return v }
+	if r.Row.Op == OpMulMat {
+		return fmt.Sprintf("%s m=%s k=%s", get("type_a"), get("m"), get("k"))
+	}
+	return fmt.Sprintf("%s %s/%s m=%s k=%s", get("type_a"), get("n_mats"), get("n_used"), get("m"), get("k"))
+}
+
+func chipName(r RowResult) string {
+	if r.Chip != nil {
+		return r.Chip.Name
+	}
+	return r.Row.Chip
+}
+
+// WriteText prints the report as aligned tables: rows, pairs, summaries.
+func (rep *Report) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "chip\tpath\tshape\tn\tvariant\tmeasured µs\tpredicted µs\terror %\tlimiter")
+	for _, r := range rep.Rows {
+		n, _ := r.Row.Params.Get("n")
+		meas := "-"
+		if r.Row.HasTime {
+			meas = fmt.Sprintf("%.1f", r.MeasuredUs)
+		} else if r.Row.HasDelta {
+			meas = fmt.Sprintf("Δ %+.1f%% vs %s", r.Row.DeltaPct, r.Row.Baseline)
+		}
+		switch {
+		case !r.Modelled:
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\tnot modelled\t\t%s\n", chipName(r), r.Path, shape(r), n, r.Variant.Name, meas, r.Reason)
+		case r.Row.HasTime:
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%+.1f\t%s\n", chipName(r), r.Path, shape(r), n, r.Variant.Name, meas, r.PredictedUs, r.ErrorPct, short(r.Result.Limiter))
+		default:
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t\t%s\n", chipName(r), r.Path, shape(r), n, r.Variant.Name, meas, r.Result.TotalUs, short(r.Result.Limiter))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(rep.Pairs) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(tw, "chip\tpath\tshape\tn\tvariant vs baseline\tmeasured Δ %\tpredicted Δ %\terror pp")
+		for _, p := range rep.Pairs {
+			pr := p.Problem
+			fmt.Fprintf(tw, "%s\t%s\t%s %d/%d m=%d k=%d\t%d\t%s vs %s\t%+.1f\t%+.1f\t%+.1f\n", p.Chip, p.Path, pr.TypeA, pr.Experts, pr.Used, pr.M, pr.K, pr.Tokens,
+				p.Variant, p.Baseline, p.MeasuredDeltaPct, p.PredictedDeltaPct, p.ErrorPP)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w)
+	for _, cs := range rep.PerChip {
+		fmt.Fprintf(w, "%s/%s: %s\n", cs.Chip, cs.Path, cs.Summary.line())
+	}
+	fmt.Fprintf(w, "all: %s\n", rep.Summary.line())
+	return nil
+}
+
+func (s Summary) line() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d rows, %d modelled", s.Rows, s.Modelled)
+	if s.NotModelled > 0 {
+		fmt.Fprintf(&b, " (%d not modelled, listed with the reason)", s.NotModelled)
+	}
+	if s.Modelled > 0 {
+		fmt.Fprintf(&b, "; MAPE %.2f%%, WMAPE %.2f%%, max %.2f%%, R²(log) %.4f", s.MAPE, s.WMAPE, s.MaxErrPct, s.R2Log)
+	}
+	if s.Pairs > 0 {
+		fmt.Fprintf(&b, "; %d deltas: mean |error| %.2f pp, max %.2f pp", s.Pairs, s.MeanDeltaPP, s.MaxDeltaPP)
+	}
+	return b.String()
+}
+
+// short cuts a limiter description at its first parenthesis or colon detail.
+func short(s string) string {
+	if i := strings.Index(s, " ("); i > 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// JSON shapes of `simrun validate --format json`.
+type jsonRow struct {
+	Chip        string   `json:"chip"`
+	GPUPath     string   `json:"gpu_path"`
+	Op          string   `json:"op"`
+	Kernel      string   `json:"kernel"`
+	NExperts    *int     `json:"n_experts"`
+	NUsed       *int     `json:"n_used"`
+	M           int      `json:"m"`
+	K           int      `json:"k"`
+	N           int      `json:"n"`
+	TypeA       string   `json:"type_a"`
+	Variant     string   `json:"variant"`
+	MeasuredUs  *float64 `json:"measured_us"`
+	PredictedUs *float64 `json:"predicted_us"`
+	ErrorPct    *float64 `json:"error_pct"`
+	Modelled    bool     `json:"modelled"`
+	Reason      string   `json:"reason,omitempty"`
+	Limiter     string   `json:"limiter,omitempty"`
+	TGsPerCore  int      `json:"tgs_per_core,omitempty"`
+	Source      string   `json:"source"`
+	Line        int      `json:"line"`
+}
+
+type jsonPair struct {
+	Chip              string  `json:"chip"`
+	GPUPath           string  `json:"gpu_path"`
+	NExperts          int     `json:"n_experts"`
+	NUsed             int     `json:"n_used"`
+	M                 int     `json:"m"`
+	K                 int     `json:"k"`
+	N                 int     `json:"n"`
+	TypeA             string  `json:"type_a"`
+	Baseline          string  `json:"baseline"`
+	Variant           string  `json:"variant"`
+	MeasuredDeltaPct  float64 `json:"measured_delta_pct"`
+	PredictedDeltaPct float64 `json:"predicted_delta_pct"`
+	ErrorPP           float64 `json:"error_pp"`
+}
+
+type jsonSummary struct {
+	Rows        int      `json:"rows"`
+	Modelled    int      `json:"modelled"`
+	NotModelled int      `json:"not_modelled"`
+	MAPE        *float64 `json:"mape_pct"`
+	WMAPE       *float64 `json:"wmape_pct"`
+	MaxErrPct   *float64 `json:"max_error_pct"`
+	R2Log       *float64 `json:"r2_log"`
+	Pairs       int      `json:"pairs"`
+	MeanDeltaPP *float64 `json:"mean_delta_error_pp"`
+	MaxDeltaPP  *float64 `json:"max_delta_error_pp"`
+}
+
+func num(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	r := math.Round(v*1e4) / 1e4
+	return &r
+}
+
+func (s Summary) json() jsonSummary {
+	j := jsonSummary{Rows: s.Rows, Modelled: s.Modelled, NotModelled: s.NotModelled, Pairs: s.Pairs}
+	if s.Modelled > 0 {
+		j.MAPE, j.WMAPE, j.MaxErrPct, j.R2Log = num(s.MAPE), num(s.WMAPE), num(s.MaxErrPct), num(s.R2Log)
+	}
+	if s.Pairs > 0 {
+		j.MeanDeltaPP, j.MaxDeltaPP = num(s.MeanDeltaPP), num(s.MaxDeltaPP)
+	}
+	return j
+}
+
+// WriteJSON prints the report as one JSON object with rows, pairs and summary.
+func (rep *Report) WriteJSON(w io.Writer) error {
+	out := struct {
+		Rows    []jsonRow              `json:"rows"`
+		Pairs   []jsonPair             `json:"pairs"`
+		Summary jsonSummary            `json:"summary"`
+		PerChip map[string]jsonSummary `json:"per_chip"`
+	}{Rows: []jsonRow{}, Pairs: []jsonPair{}, Summary: rep.Summary.json(), PerChip: map[string]jsonSummary{}}
+	for _, r := range rep.Rows {
+		p := r.Row.Params
+		geti := func(k string) int { v, _ := p.Int(k); return v }
+		ta, _ := p.String("type_a")
+		jr := jsonRow{Chip: chipName(r), GPUPath: r.Path.String(), Op: r.Row.Op, Kernel: r.Kernel, M: geti("m"), K: geti("k"), N: geti("n"),
+			TypeA: ta, Variant: r.Variant.Name, Modelled: r.Modelled, Reason: r.Reason, Source: r.Row.Source, Line: r.Row.Line}
+		if p.Has("n_mats") {
+			e, u := geti("n_mats"), geti("n_used")
+			jr.NExperts, jr.NUsed = &e, &u
+		}
+		if r.Row.HasTime {
+			jr.MeasuredUs = num(r.MeasuredUs)
+		}
+		if r.Modelled && r.Row.HasTime {
+			jr.PredictedUs, jr.ErrorPct = num(r.PredictedUs), num(r.ErrorPct)
+		}
+		if r.Result != nil {
+			jr.Limiter, jr.TGsPerCore = r.Result.Limiter, r.Result.Occupancy.TGsPerCore
+		}
+		out.Rows = append(out.Rows, jr)
+	}
+	for _, p := range rep.Pairs {
+		pr := p.Problem
+		out.Pairs = append(out.Pairs, jsonPair{Chip: p.Chip, GPUPath: p.Path.String(), NExperts: pr.Experts, NUsed: pr.Used, M: pr.M, K: pr.K, N: pr.Tokens,
+			TypeA: pr.TypeA.String(), Baseline: p.Baseline, Variant: p.Variant,
+			MeasuredDeltaPct: *num(p.MeasuredDeltaPct), PredictedDeltaPct: *num(p.PredictedDeltaPct), ErrorPP: *num(p.ErrorPP)})
+	}
+	for _, cs := range rep.PerChip {
+		out.PerChip[cs.Chip+"/"+cs.Path.String()] = cs.Summary.json()
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// WriteMarkdown prints the report as Markdown tables (docs/accuracy.md).
+func (rep *Report) WriteMarkdown(w io.Writer) error {
+	fmt.Fprintln(w, "| chip | path | shape | n | variant | measured µs | predicted µs | error % | limiter |")
+	fmt.Fprintln(w, "|---|---|---|---:|---|---:|---:|---:|---|")
+	for _, r := range rep.Rows {
+		n, _ := r.Row.Params.Get("n")
+		meas := "–"
+		if r.Row.HasTime {
+			meas = fmt.Sprintf("%.1f", r.MeasuredUs)
+		}
+		switch {
+		case !r.Modelled:
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | not modelled | | %s |\n", chipName(r), r.Path, shape(r), n, r.Variant.Name, meas, r.Reason)
+		case r.Row.HasTime:
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %.1f | %+.1f | %s |\n", chipName(r), r.Path, shape(r), n, r.Variant.Name, meas, r.PredictedUs, r.ErrorPct, short(r.Result.Limiter))
+		default:
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %.1f | | %s |\n", chipName(r), r.Path, shape(r), n, r.Variant.Name, meas, r.Result.TotalUs, short(r.Result.Limiter))
+		}
+	}
+	if len(rep.Pairs) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "| chip | path | shape | n | variant vs baseline | measured Δ % | predicted Δ % | error pp |")
+		fmt.Fprintln(w, "|---|---|---|---:|---|---:|---:|---:|")
+		for _, p := range rep.Pairs {
+			pr := p.Problem
+			fmt.Fprintf(w, "| %s | %s | %s %d/%d m=%d k=%d | %d | %s vs %s | %+.1f | %+.1f | %+.1f |\n", p.Chip, p.Path, pr.TypeA, pr.Experts, pr.Used, pr.M, pr.K, pr.Tokens,
+				p.Variant, p.Baseline, p.MeasuredDeltaPct, p.PredictedDeltaPct, p.ErrorPP)
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| chip / path | rows | modelled | MAPE % | WMAPE % | max % | R²(log) | deltas | mean Δ err pp | max Δ err pp |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	line := func(name string, s Summary) {
+		fmt.Fprintf(w, "| %s | %d | %d | %.2f | %.2f | %.2f | %.4f | %d | %.2f | %.2f |\n", name, s.Rows, s.Modelled, s.MAPE, s.WMAPE, s.MaxErrPct, s.R2Log, s.Pairs, s.MeanDeltaPP, s.MaxDeltaPP)
+	}
+	for _, cs := range rep.PerChip {
+		line(cs.Chip+" / "+cs.Path.String(), cs.Summary)
+	}
+	line("all", rep.Summary)
+	return nil
+}
+
+// WriteComparison prints one line per chip, path and problem with the upstream
+// and every other variant side by side: measured and predicted µs, the error,
+// the delta, skipped half-tiles, occupancy and limiter.
+func (rep *Report) WriteComparison(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "chip\tpath\tn\tupstream µs\tpredicted\terr %\thalftile µs\tpredicted\terr %\tΔ measured %\tΔ predicted %\thalf-tiles skipped\tTGs/core\tlimiter (upstream / halftile)\t")
+	for _, p := range rep.Pairs {
+		var up, va *RowResult
+		for i := range rep.Rows {
+			r := &rep.Rows[i]
+			if r.Chip == nil || r.Chip.Name != p.Chip || r.Path != p.Path || r.Problem != p.Problem || !r.Modelled {
+				continue
+			}
+			switch r.Variant.Name {
+			case p.Baseline:
+				up = r
+			case p.Variant:
+				va = r
+			}
+		}
+		if up == nil || va == nil {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.1f\t%+.1f\t%.1f\t%.1f\t%+.1f\t%+.1f\t%+.1f\t%d\t%d (%s)\t%s / %s\t\n",
+			p.Chip, p.Path, p.Problem.Tokens, up.MeasuredUs, up.PredictedUs, up.ErrorPct, va.MeasuredUs, va.PredictedUs, va.ErrorPct,
+			p.MeasuredDeltaPct, p.PredictedDeltaPct, va.Result.Counters.Skipped.HalfTiles,
+			va.Result.Occupancy.TGsPerCore, va.Result.Occupancy.Limiter, short(up.Result.Limiter), short(va.Result.Limiter))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rep.Rows {
+		if !r.Modelled {
+			n, _ := r.Row.Params.Get("n")
+			fmt.Fprintf(w, "%s n=%s %s: measured %.1f µs, not modelled: %s\n", chipName(r), n, r.Variant.Name, r.MeasuredUs, r.Reason)
+		}
+	}
+	fmt.Fprintln(w)
+	for _, cs := range rep.PerChip {
+		fmt.Fprintf(w, "%s/%s: %s\n", cs.Chip, cs.Path, cs.Summary.line())
+	}
+	return nil
+}

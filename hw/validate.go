@@ -1,0 +1,273 @@
+package hw
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/tile"
+)
+
+// RowResult is one measured row next to its prediction.
+type RowResult struct {
+	Case
+	MeasuredUs  float64     // absolute rows
+	PredictedUs float64     // modelled absolute rows
+	ErrorPct    float64     // (predicted - measured) / measured * 100
+	Result      *sim.Result // the prediction's details (modelled rows)
+}
+
+// PairResult compares a variant with its baseline on the same chip, path and
+// problem: measured (from two absolute rows, or one relative row) and predicted
+// deltas.
+type PairResult struct {
+	Chip              string
+	Path              tile.Path
+	Problem           tile.Problem
+	Baseline, Variant string
+	MeasuredDeltaPct  float64
+	PredictedDeltaPct float64
+	ErrorPP           float64 // predicted - measured, percentage points
+	Source            string
+	Line              int
+}
+
+// Summary aggregates the errors of a report.
+type Summary struct {
+	Rows        int     // rows read
+	Modelled    int     // absolute rows with a prediction
+	NotModelled int     // rows listed with a reason instead
+	MAPE        float64 // mean |error| %
+	WMAPE       float64 // Σ|pred - meas| / Σ meas, %
+	MaxErrPct   float64 // largest |error| %
+	R2Log       float64 // R² of log(predicted) against log(measured)
+	Pairs       int
+	MaxDeltaPP  float64 // largest |delta error|, percentage points
+	MeanDeltaPP float64 // mean |delta error|
+}
+
+// Report is the outcome of a validation.
+type Report struct {
+	Rows    []RowResult
+	Pairs   []PairResult
+	Summary Summary
+	// PerChip summarises each chip and path separately ("M1 Pro 16-core
+	// GPU/simdgroup"), in name order.
+	PerChip []ChipSummary
+}
+
+// ChipSummary is the summary of one chip and path.
+type ChipSummary struct {
+	Chip string
+	Path tile.Path
+	Summary
+}
+
+// Validate predicts every modelled case (rows in parallel; the result is the
+// same for any parallelism) and compares with the measurements.
+func Validate(cases []Case, s *sim.Simulator, opt sim.Options) (*Report, error) {
+	rep := &Report{Rows: make([]RowResult, len(cases))}
+	// predictions needed: each modelled case, plus the baseline of relative rows
+	type job struct {
+		key predKey
+		c   Case
+	}
+	need := map[predKey]*sim.Result{}
+	var jobs []job
+	add := func(c Case, v tile.Variant) {
+		k := predKey{c.Chip, c.Path, c.Problem, v.Name}
+		if _, ok := need[k]; ok {
+			return
+		}
+		need[k] = nil
+		cc := c
+		cc.Variant = v
+		jobs = append(jobs, job{k, cc})
+	}
+	for _, c := range cases {
+		if !c.Modelled {
+			continue
+		}
+		add(c, c.Variant)
+		if c.Row.HasDelta {
+			add(c, c.Baseline)
+		}
+	}
+	results := make([]*sim.Result, len(jobs))
+	errs := make([]error, len(jobs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				j := jobs[i]
+				results[i], errs[i] = s.Run(j.c.Problem, tile.Kernel{Variant: j.c.Variant, Path: j.c.Path}, j.c.Chip, opt)
+			}
+		}()
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, j := range jobs {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("%s: line %d: %w", j.c.Row.Source, j.c.Row.Line, errs[i])
+		}
+		need[j.key] = results[i]
+	}
+	for i, c := range cases {
+		rr := RowResult{Case: c, MeasuredUs: c.Row.USPerRun}
+		if c.Modelled {
+			rr.Result = need[predKey{c.Chip, c.Path, c.Problem, c.Variant.Name}]
+			if c.Row.HasTime {
+				rr.PredictedUs = rr.Result.TotalUs
+				rr.ErrorPct = 100 * (rr.PredictedUs - rr.MeasuredUs) / rr.MeasuredUs
+			}
+		}
+		rep.Rows[i] = rr
+	}
+	rep.Pairs = pairs(rep.Rows, need)
+	rep.Summary = summarize(rep.Rows, rep.Pairs)
+	rep.PerChip = perChip(rep.Rows, rep.Pairs)
+	return rep, nil
+}
+
+type predKey struct {
+	chip    *sim.Chip
+	path    tile.Path
+	problem tile.Problem
+	variant string
+}
+
+// pairs builds the variant-vs-baseline comparisons: every absolute non-baseline
+// row with an "upstream" row of the same chip, path and problem, and every
+// relative row.
+func pairs(rows []RowResult, preds map[predKey]*sim.Result) []PairResult {
+	var out []PairResult
+	for _, r := range rows {
+		if !r.Modelled {
+			continue
+		}
+		if r.Row.HasDelta {
+			base := preds[predKey{r.Chip, r.Path, r.Problem, r.Baseline.Name}]
+			pr := PairResult{Chip: r.Chip.Name, Path: r.Path, Problem: r.Problem, Baseline: r.Baseline.Name, Variant: r.Variant.Name,
+				MeasuredDeltaPct: r.Row.DeltaPct, PredictedDeltaPct: 100 * (r.Result.TotalUs/base.TotalUs - 1),
+				Source: r.Row.Source, Line: r.Row.Line}
+			pr.ErrorPP = pr.PredictedDeltaPct - pr.MeasuredDeltaPct
+			out = append(out, pr)
+			continue
+		}
+		if r.Variant.Name == "upstream" || !r.Row.HasTime {
+			continue
+		}
+		for _, b := range rows {
+			if !b.Modelled || !b.Row.HasTime || b.Variant.Name != "upstream" || b.Chip != r.Chip || b.Path != r.Path || b.Problem != r.Problem {
+				continue
+			}
+			pr := PairResult{Chip: r.Chip.Name, Path: r.Path, Problem: r.Problem, Baseline: "upstream", Variant: r.Variant.Name,
+				MeasuredDeltaPct:  100 * (r.MeasuredUs/b.MeasuredUs - 1),
+				PredictedDeltaPct: 100 * (r.PredictedUs/b.PredictedUs - 1),
+				Source:            r.Row.Source, Line: r.Row.Line}
+			pr.ErrorPP = pr.PredictedDeltaPct - pr.MeasuredDeltaPct
+			out = append(out, pr)
+			break
+		}
+	}
+	return out
+}
+
+func summarize(rows []RowResult, prs []PairResult) Summary {
+	s := Summary{Rows: len(rows), Pairs: len(prs)}
+	var sumAbs, sumMeas, sumAbsDiff float64
+	var lx, ly []float64
+	for _, r := range rows {
+		if !r.Modelled {
+			s.NotModelled++
+			continue
+		}
+		if !r.Row.HasTime {
+			continue
+		}
+		s.Modelled++
+		e := math.Abs(r.ErrorPct)
+		sumAbs += e
+		s.MaxErrPct = math.Max(s.MaxErrPct, e)
+		sumMeas += r.MeasuredUs
+		sumAbsDiff += math.Abs(r.PredictedUs - r.MeasuredUs)
+		lx = append(lx, math.Log(r.MeasuredUs))
+		ly = append(ly, math.Log(r.PredictedUs))
+	}
+	if s.Modelled > 0 {
+		s.MAPE = sumAbs / float64(s.Modelled)
+		s.WMAPE = 100 * sumAbsDiff / sumMeas
+		s.R2Log = r2(lx, ly)
+	}
+	var sumPP float64
+	for _, p := range prs {
+		e := math.Abs(p.ErrorPP)
+		sumPP += e
+		s.MaxDeltaPP = math.Max(s.MaxDeltaPP, e)
+	}
+	if len(prs) > 0 {
+		s.MeanDeltaPP = sumPP / float64(len(prs))
+	}
+	return s
+}
+
+// r2 is the coefficient of determination of predictions y against
+// measurements x: 1 - Σ(y-x)² / Σ(x-mean x)².
+func r2(x, y []float64) float64 {
+	if len(x) < 2 {
+		return math.NaN()
+	}
+	var mean float64
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	var ssRes, ssTot float64
+	for i := range x {
+		ssRes += (y[i] - x[i]) * (y[i] - x[i])
+		ssTot += (x[i] - mean) * (x[i] - mean)
+	}
+	if ssTot == 0 {
+		return math.NaN()
+	}
+	return 1 - ssRes/ssTot
+}
+
+func perChip(rows []RowResult, prs []PairResult) []ChipSummary {
+	type key struct {
+		chip string
+		path tile.Path
+	}
+	byKey := map[key][]RowResult{}
+	for _, r := range rows {
+		if r.Chip == nil {
+			continue
+		}
+		k := key{r.Chip.Name, r.Path}
+		byKey[k] = append(byKey[k], r)
+	}
+	var out []ChipSummary
+	for k, rs := range byKey {
+		var ps []PairResult
+		for _, p := range prs {
+			if p.Chip == k.chip && p.Path == k.path {
+				ps = append(ps, p)
+			}
+		}
+		out = append(out, ChipSummary{Chip: k.chip, Path: k.path, Summary: summarize(rs, ps)})
+	}
+	slices.SortFunc(out, func(a, b ChipSummary) int {
+		return cmp.Or(cmp.Compare(a.Chip, b.Chip), cmp.Compare(a.Path, b.Path))
+	})
+	return out
+}

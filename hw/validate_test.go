@@ -1,0 +1,204 @@
+package hw
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/metalsim/metalsim/sim"
+)
+
+// a small constructed set: one absolute pair on the M1 Pro, a relative row, an
+// n=8 row (mul_mv_id) and a weight type metalsim does not decode.
+const sampleTSV = "# chip\tgpu_path\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tvariant\tus_per_run\tstatistic\n" +
+	"M1 Pro 16-core GPU\tsimdgroup\tMUL_MAT_ID\tq4_0\tf32\t32\t4\t256\t512\t64\tupstream\t120.0\tmin-of-3\n" +
+	"M1 Pro 16-core GPU\tsimdgroup\tMUL_MAT_ID\tq4_0\tf32\t32\t4\t256\t512\t64\thalftile\t90.0\tmin-of-3\n" +
+	"M1 Pro 16-core GPU\tsimdgroup\tMUL_MAT_ID\tq4_0\tf32\t32\t4\t256\t512\t8\tupstream\t30.0\tmin-of-3\n" +
+	"M1 Pro 16-core GPU\tsimdgroup\tMUL_MAT_ID\tq4_K\tf32\t32\t4\t256\t512\t64\tupstream\t150.0\tmin-of-3\n"
+
+func sampleCases(t *testing.T) []Case {
+	t.Helper()
+	rows, err := ParseTSV(strings.NewReader(sampleTSV), "sample.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := Match(rows, MatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cases
+}
+
+func TestMatchKernelsAndReasons(t *testing.T) {
+	cases := sampleCases(t)
+	if len(cases) != 4 {
+		t.Fatalf("%d cases, want 4", len(cases))
+	}
+	if !cases[0].Modelled || cases[0].Kernel != KernelMulMMID || cases[0].Problem.Tokens != 64 {
+		t.Errorf("row 1: %+v, want a modelled mul_mm_id case", cases[0])
+	}
+	if cases[2].Modelled || cases[2].Kernel != KernelMulMVID || !strings.Contains(cases[2].Reason, "mul_mv_id") {
+		t.Errorf("n=8 row: modelled=%v kernel=%s reason=%q", cases[2].Modelled, cases[2].Kernel, cases[2].Reason)
+	}
+	if cases[3].Modelled || !strings.Contains(cases[3].Reason, "q4_K") {
+		t.Errorf("q4_K row: modelled=%v reason=%q", cases[3].Modelled, cases[3].Reason)
+	}
+	if cases[0].Chip != cases[1].Chip {
+		t.Error("rows of one chip must share one Chip value")
+	}
+}
+
+func TestMatchErrors(t *testing.T) {
+	for _, tc := range []struct {
+		tsv, want string
+	}{
+		{strings.Replace(sampleTSV, "M1 Pro 16-core GPU\tsimdgroup\tMUL_MAT_ID\tq4_0\tf32\t32\t4\t256\t512\t64\tupstream", "M9 Hyper\tsimdgroup\tMUL_MAT_ID\tq4_0\tf32\t32\t4\t256\t512\t64\tupstream", 1), "unknown chip \"M9 Hyper\""},
+		{strings.Replace(sampleTSV, "\thalftile\t", "\tquartertile\t", 1), "unknown variant \"quartertile\""},
+		{strings.Replace(sampleTSV, "M1 Pro 16-core GPU\tsimdgroup\tMUL_MAT_ID\tq4_0\tf32\t32\t4\t256\t512\t64\tupstream", "M1 Pro 16-core GPU\twarp\tMUL_MAT_ID\tq4_0\tf32\t32\t4\t256\t512\t64\tupstream", 1), "gpu_path"},
+	} {
+		rows, err := ParseTSV(strings.NewReader(tc.tsv), "bad.tsv")
+		if err != nil {
+			if !strings.Contains(err.Error(), tc.want) && !strings.Contains(err.Error(), "gpu_path") {
+				t.Errorf("parse: %v, want %q", err, tc.want)
+			}
+			continue
+		}
+		if _, err := Match(rows, MatchOptions{}); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "bad.tsv: line") {
+			t.Errorf("Match: %v, want an error naming the line and %q", err, tc.want)
+		}
+	}
+	// a log without a device description needs --chip
+	rows := []Row{{Source: "x.log", Line: 3, Op: OpMulMatID}}
+	if _, err := Match(rows, MatchOptions{}); err == nil || !strings.Contains(err.Error(), "no chip") {
+		t.Errorf("Match without chip: %v", err)
+	}
+}
+
+func TestValidateReport(t *testing.T) {
+	cases := sampleCases(t)
+	rep, err := Validate(cases, sim.NewSimulator(), sim.Options{Draws: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rep.Summary
+	if s.Rows != 4 || s.Modelled != 2 || s.NotModelled != 2 || s.Pairs != 1 {
+		t.Fatalf("summary %+v: want 4 rows, 2 modelled, 2 not modelled, 1 pair", s)
+	}
+	for _, r := range rep.Rows[:2] {
+		if r.PredictedUs <= 0 || r.Result == nil {
+			t.Errorf("row %d: no prediction", r.Row.Line)
+		}
+	}
+	p := rep.Pairs[0]
+	if p.MeasuredDeltaPct != 100*(90.0/120.0-1) {
+		t.Errorf("measured delta %v, want -25", p.MeasuredDeltaPct)
+	}
+	var text, js, md bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "not modelled") || !strings.Contains(text.String(), "MAPE") {
+		t.Errorf("text report lacks not-modelled rows or the summary:\n%s", text.String())
+	}
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Rows []struct {
+			Chip        string   `json:"chip"`
+			GPUPath     string   `json:"gpu_path"`
+			NExperts    *int     `json:"n_experts"`
+			N           int      `json:"n"`
+			Variant     string   `json:"variant"`
+			MeasuredUs  *float64 `json:"measured_us"`
+			PredictedUs *float64 `json:"predicted_us"`
+			ErrorPct    *float64 `json:"error_pct"`
+			Modelled    bool     `json:"modelled"`
+			Reason      string   `json:"reason"`
+		} `json:"rows"`
+		Pairs []struct {
+			Baseline          string  `json:"baseline"`
+			MeasuredDeltaPct  float64 `json:"measured_delta_pct"`
+			PredictedDeltaPct float64 `json:"predicted_delta_pct"`
+		} `json:"pairs"`
+		Summary map[string]any `json:"summary"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &out); err != nil {
+		t.Fatalf("JSON: %v\n%s", err, js.String())
+	}
+	if len(out.Rows) != 4 || len(out.Pairs) != 1 || out.Summary["mape_pct"] == nil {
+		t.Fatalf("JSON rows/pairs/summary: %d/%d/%v", len(out.Rows), len(out.Pairs), out.Summary)
+	}
+	if r := out.Rows[2]; r.Modelled || r.PredictedUs != nil || r.Reason == "" || r.MeasuredUs == nil {
+		t.Errorf("not-modelled JSON row %+v: want measured, no prediction, a reason", r)
+	}
+	if r := out.Rows[0]; r.PredictedUs == nil || r.ErrorPct == nil || *r.NExperts != 32 || r.GPUPath != "simdgroup" {
+		t.Errorf("modelled JSON row %+v", r)
+	}
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| chip | path |") {
+		t.Errorf("markdown report:\n%s", md.String())
+	}
+}
+
+func TestValidateRelativeRows(t *testing.T) {
+	tsv := "# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tbaseline\tvariant\tdelta_pct\n" +
+		"M5 10-core GPU\tMUL_MAT_ID\tq8_0\tf32\t32\t4\t256\t512\t64\tupstream\thalftile\t-3.0\n"
+	rows, err := ParseTSV(strings.NewReader(tsv), "rel.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := Match(rows, MatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Validate(cases, sim.NewSimulator(), sim.Options{Draws: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Pairs) != 1 || rep.Pairs[0].MeasuredDeltaPct != -3 || rep.Summary.Modelled != 0 {
+		t.Fatalf("relative row: pairs %+v summary %+v", rep.Pairs, rep.Summary)
+	}
+	if cases[0].Path.String() != "tensor" {
+		t.Errorf("M5 without gpu_path: path %s, want the chip's default tensor", cases[0].Path)
+	}
+}
+
+func TestFitRefusesTooManyParams(t *testing.T) {
+	cases := sampleCases(t)
+	chips := []*sim.Chip{cases[0].Chip}
+	var ps []FitParam
+	for _, name := range []string{"barrier_clk", "tg_launch_clk"} {
+		p, err := ParseFitParam(name+"@M1 Pro 16-core GPU=0:1000", chips)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	if _, err := Fit(cases, ps, FitOptions{}); err == nil || !strings.Contains(err.Error(), "at most a third") {
+		t.Errorf("Fit with 2 parameters on 2 rows: %v", err)
+	}
+}
+
+func TestParseFitParamErrors(t *testing.T) {
+	chip, err := sim.LookupChip("M1 Pro 16-core GPU")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chips := []*sim.Chip{chip}
+	for _, tc := range []struct{ spec, want string }{
+		{"barrier_clk", "want NAME@CHIP"},
+		{"barrier_clk@M7", "not among the chips"},
+		{"cores@M1 Pro 16-core GPU", "structure"},
+		{"warp_size@M1 Pro 16-core GPU", "no parameter"},
+		{"barrier_clk@M1 Pro 16-core GPU=5:1", "LO < HI"},
+		{"barrier_clk@M1 Pro 16-core GPU=1000:2000", "outside"},
+	} {
+		if _, err := ParseFitParam(tc.spec, chips); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseFitParam(%q) = %v, want %q", tc.spec, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,209 @@
+package sim_test
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/tile"
+)
+
+func mustChip(t testing.TB, name string) *sim.Chip {
+	t.Helper()
+	c, err := sim.LookupChip(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+var smallProblem = tile.Problem{Experts: 32, Used: 4, M: 256, K: 512, Tokens: 128, TypeA: dequant.Q4_0}
+
+// TestSimulateDeterministic: the same inputs give the same bits, whatever the
+// number of OS threads and whether the simulator's caches were warm.
+func TestSimulateDeterministic(t *testing.T) {
+	chip := mustChip(t, "M1 Pro 16-core GPU")
+	k := tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}
+	prev := runtime.GOMAXPROCS(1)
+	a, err := sim.Simulate(smallProblem, k, chip, sim.Options{})
+	runtime.GOMAXPROCS(prev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sim.NewSimulator()
+	// warm the shared caches with other problems first
+	for _, n := range []int{32, 512} {
+		p := smallProblem
+		p.Tokens = n
+		if _, err := s.Run(p, k, chip, sim.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := s.Run(smallProblem, k, chip, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Float64bits(a.TotalUs) != math.Float64bits(b.TotalUs) || a.Counters.Work.MMA8 != b.Counters.Work.MMA8 {
+		t.Fatalf("results differ: %v µs vs %v µs", a.TotalUs, b.TotalUs)
+	}
+}
+
+// TestFastAgreesWithDetailed: the fast engine (cached core mixes, threadgroup
+// events) predicts what the detailed engine (every instruction) does.
+func TestFastAgreesWithDetailed(t *testing.T) {
+	for _, tc := range []struct {
+		chip string
+		path tile.Path
+	}{{"M1 Pro 16-core GPU", tile.Simdgroup}, {"M5 10-core GPU", tile.Tensor}} {
+		chip := mustChip(t, tc.chip)
+		// several waves of threadgroups per core, as in real dispatches
+		p := tile.Problem{Experts: 64, Used: 8, M: 512, K: 1024, Tokens: 256, TypeA: dequant.Q4_0}
+		for _, v := range []tile.Variant{tile.Upstream(), tile.HalfTile()} {
+			k := tile.Kernel{Variant: v, Path: tc.path}
+			fast, err := sim.Simulate(p, k, chip, sim.Options{Draws: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			det, err := sim.Simulate(p, k, chip, sim.Options{Draws: 1, Engine: sim.Detailed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// the fast engine approximates steady k-loops per mix of resident
+			// threadgroups and a chip-wide DRAM roofline; 8% bounds its error
+			// against the detailed engine on this mostly-full grid
+			if d := math.Abs(fast.KernelUs/det.KernelUs - 1); d > 0.08 {
+				t.Errorf("%s %s: fast %.1f µs, detailed %.1f µs (%.1f%% apart)", tc.chip, v.Name, fast.KernelUs, det.KernelUs, 100*d)
+			}
+			if det.Sim.Instructions < fast.Counters.Work.Instructions {
+				t.Errorf("%s %s: detailed engine issued %d instructions, the grid has %d", tc.chip, v.Name, det.Sim.Instructions, fast.Counters.Work.Instructions)
+			}
+		}
+	}
+}
+
+// TestOccupancyMesaTable: the register rule reproduces Mesa's G13 table
+// (apple-gpu.md 2.2) with the M1 Pro's 208 KiB and 64-thread granule.
+func TestOccupancyMesaTable(t *testing.T) {
+	chip := mustChip(t, "M1 Pro 16-core GPU")
+	for _, tc := range []struct{ regs, threads int }{
+		{52, 1024}, {56, 896}, {64, 832}, {68, 768}, {72, 704}, {80, 640}, {92, 576}, {104, 512}, {116, 448}, {128, 384},
+	} {
+		o, err := sim.OccupancyFor(chip, 32, tc.regs, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.MaxThreadsByTG != tc.threads {
+			t.Errorf("%d registers: %d threads, Mesa's table says %d", tc.regs, o.MaxThreadsByTG, tc.threads)
+		}
+	}
+	o, err := sim.OccupancyFor(chip, 128, 40, 8192)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.TGsPerCore != 7 || o.Limiter != "threadgroup memory" {
+		t.Errorf("128 threads, 40 registers, 8 KiB: %d per core limited by %s, want 7 by threadgroup memory", o.TGsPerCore, o.Limiter)
+	}
+	if _, err := sim.OccupancyFor(chip, 1024, 128, 0); err == nil || !strings.Contains(err.Error(), "cannot launch") {
+		t.Errorf("1024 threads at 128 registers: %v, want a launch error", err)
+	}
+}
+
+func TestChipsLoadAndResolve(t *testing.T) {
+	chips, err := sim.Chips()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(chips) < 2 {
+		t.Fatalf("%d chips", len(chips))
+	}
+	names := map[string]bool{}
+	for _, c := range chips {
+		if names[c.Name] {
+			t.Errorf("duplicate chip name %q", c.Name)
+		}
+		names[c.Name] = true
+		for _, a := range append([]string{c.Name}, c.Aliases...) {
+			got, err := sim.LookupChip(a)
+			if err != nil || got.Name != c.Name {
+				t.Errorf("LookupChip(%q) = %v, %v; want %s", a, got, err, c.Name)
+			}
+		}
+		if c.CalibrationFrom != "" {
+			from := mustChip(t, c.CalibrationFrom)
+			for _, name := range []string{"barrier_clk", "tg_launch_clk"} {
+				a, _ := c.Param(name)
+				b, _ := from.Param(name)
+				if a.Value != b.Value {
+					t.Errorf("%s %s = %v, want %v from %s", c.Name, name, a.Value, b.Value, from.Name)
+				}
+			}
+		}
+	}
+	if c := mustChip(t, "Apple M1 Pro"); c.Name != "M1 Pro 16-core GPU" {
+		t.Errorf("Apple M1 Pro -> %s", c.Name)
+	}
+	if _, err := sim.LookupChip("Apple M9"); err == nil || !strings.Contains(err.Error(), "unknown chip") {
+		t.Errorf("unknown chip: %v", err)
+	}
+}
+
+func TestChipFileErrors(t *testing.T) {
+	good, err := os.ReadFile(filepath.Join("chips", "m1-pro-16c.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		edit func(string) string
+		want string
+	}{
+		{func(s string) string {
+			return strings.Replace(s, `"cores": {"value": 16, "source": "AAPL-NEWS", "evidence": "D"},`, "", 1)
+		}, "cores: missing"},
+		{func(s string) string { return strings.Replace(s, `"cores": {"value": 16,`, `"cores": {"value": 0,`, 1) }, "cores = 0: must be in [1, 256]"},
+		{func(s string) string {
+			return strings.Replace(s, `"family": "apple7",`, `"family": "apple7", "warp": 3,`, 1)
+		}, `unknown field "warp"`},
+		{func(s string) string {
+			return strings.Replace(s, `"mma8":       {"pipe": "fma"`, `"mma8":       {"pipe": "matrix"`, 1)
+		}, "classes.mma8.pipe"},
+		{func(s string) string {
+			return strings.Replace(s, `"source": "CNC", "evidence": "M", "note": "M1"}`, `"source": ""}`, 1)
+		}, "missing (every number needs a value and a source)"},
+	} {
+		_, err := sim.ParseChip([]byte(tc.edit(string(good))), "edited.json")
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "edited.json") {
+			t.Errorf("ParseChip: %v, want an error with %q naming the file", err, tc.want)
+		}
+	}
+}
+
+// TestHalfTileShowsOnSimdgroupPath: on the M1 Pro the half-tile skip halves the
+// matrix work of small tiles and the prediction follows; skipped half-tiles and
+// idle simdgroups are counted.
+func TestHalfTileShowsOnSimdgroupPath(t *testing.T) {
+	chip := mustChip(t, "M1 Pro 16-core GPU")
+	p := smallProblem
+	p.Tokens = 32
+	up, err := sim.Simulate(p, tile.Kernel{Variant: tile.Upstream(), Path: tile.Simdgroup}, chip, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ht, err := sim.Simulate(p, tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}, chip, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ht.KernelUs >= 0.9*up.KernelUs {
+		t.Errorf("halftile %.1f µs vs upstream %.1f µs: want a clear gain on small tiles", ht.KernelUs, up.KernelUs)
+	}
+	if ht.Counters.Skipped.HalfTiles == 0 || ht.Counters.Skipped.MMA8 == 0 || up.Counters.Skipped.HalfTiles != 0 {
+		t.Errorf("skipped half-tiles: halftile %d, upstream %d", ht.Counters.Skipped.HalfTiles, up.Counters.Skipped.HalfTiles)
+	}
+	if ht.IdleSGCycles <= up.IdleSGCycles {
+		t.Errorf("idle simdgroup-cycles: halftile %.3g <= upstream %.3g", ht.IdleSGCycles, up.IdleSGCycles)
+	}
+}

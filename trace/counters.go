@@ -1,0 +1,83 @@
+package trace
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"text/tabwriter"
+
+	"github.com/metalsim/metalsim/isa"
+	"github.com/metalsim/metalsim/sim"
+)
+
+// WriteCounters prints a dispatch's counters as a two-column table.
+func WriteCounters(w io.Writer, c sim.Counters) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(name string, v any) { fmt.Fprintf(tw, "  %s\t%v\n", name, v) }
+	row("threadgroups launched", c.Launched)
+	row("threadgroups exited early", c.Exited)
+	row("tiles computed", c.Active)
+	row("half-tiles skipped", c.Skipped.HalfTiles)
+	row("simdgroup MMAs (8x8x8) executed", c.Work.MMA8)
+	row("simdgroup MMAs skipped", c.Skipped.MMA8)
+	row("tensor MMAs (16x16x16) executed", c.Work.MMA16)
+	row("tensor MMAs skipped", c.Skipped.MMA16)
+	row("matmul2d calls", c.Work.Matmul2D)
+	row("matmul2d calls skipped", c.Skipped.Matmul2D)
+	row("fragment loads (8x8)", c.Work.FragLoads)
+	row("threadgroup barriers", c.Work.Barriers)
+	widths := make([]int, 0, len(c.Work.CodebookLoads))
+	for wd := range c.Work.CodebookLoads {
+		widths = append(widths, wd)
+	}
+	slices.Sort(widths)
+	if len(widths) == 0 {
+		row("codebook loads", 0)
+	}
+	for _, wd := range widths {
+		row(fmt.Sprintf("codebook loads, %d-byte", wd), c.Work.CodebookLoads[wd])
+	}
+	for s := isa.StreamMeta; s < isa.NumStreams; s++ {
+		if s == isa.StreamCodebook {
+			continue
+		}
+		row(fmt.Sprintf("device bytes, %s", s), c.Work.DeviceBytes[s])
+	}
+	row("threadgroup-memory bytes", c.Work.TGBytes)
+	row("simdgroup instructions", c.Work.Instructions)
+	return tw.Flush()
+}
+
+// WriteResult prints a timing prediction: time split, occupancy, utilisation,
+// limiter, counters and what the simulation cost.
+func WriteResult(w io.Writer, r *sim.Result) error {
+	fmt.Fprintf(w, "%s on %s, %s path, variant %s (%s engine, %d routing draws)\n", r.Problem, r.Chip, r.Kernel.Path, r.Kernel.Name, r.Engine, r.Draws)
+	fmt.Fprintf(w, "  predicted         %10.1f µs per run (mul_mm_id %.1f + map0 %.1f + dispatch %.1f), %.2f TFLOPS\n",
+		r.TotalUs, r.KernelUs, r.Map0Us, r.OverheadUs, r.TFLOPS)
+	o := r.Occupancy
+	fmt.Fprintf(w, "  registers/thread  %10d (base %d, accumulators %d, cooperative %d, transient %d)\n",
+		r.Registers.Total, r.Registers.Base, r.Registers.Accumulators, r.Registers.Cooperative, r.Registers.Transient)
+	fmt.Fprintf(w, "  occupancy         %10d threadgroups = %d simdgroups per core, limited by %s (registers %d, threadgroup memory %d, threads %d)\n",
+		o.TGsPerCore, o.SGsPerCore, o.Limiter, o.ByRegisters, o.ByTGMemory, o.ByThreads)
+	u := r.Utilization
+	fmt.Fprintf(w, "  utilisation       FMA pipes %.0f%%, conversions %.0f%%, tensor %.0f%%, TG memory %.0f%%, L1 %.0f%%, DRAM %.0f%%, issue %.0f%%\n",
+		100*u.FMA, 100*u.IC, 100*u.Tensor, 100*u.TGMem, 100*u.L1, 100*u.DRAM, 100*u.Issue)
+	fmt.Fprintf(w, "  limiter           %s\n", r.Limiter)
+	fmt.Fprintf(w, "  idle SG-cycles    %.3g (simdgroups waiting at barriers)\n", r.IdleSGCycles)
+	fmt.Fprintln(w, "  counters (first routing draw):")
+	if err := WriteCounters(w, r.Counters); err != nil {
+		return err
+	}
+	return WriteRates(w, r.Sim, r.KernelUs)
+}
+
+// WriteRates prints what a simulation cost, like GPGPU-Sim's closing lines.
+func WriteRates(w io.Writer, s sim.SimStats, simulatedUs float64) error {
+	sec := s.Wall.Seconds()
+	if sec <= 0 {
+		sec = 1e-9
+	}
+	_, err := fmt.Fprintf(w, "  simulation        %.3g s wall; %.3g simdgroup-instructions simulated in detail (%.3g /s); %.3g modelled (%.3g /s); slowdown %.3gx the simulated hardware time\n",
+		sec, float64(s.Instructions), float64(s.Instructions)/sec, float64(s.Represented), float64(s.Represented)/sec, sec/(simulatedUs*1e-6))
+	return err
+}
