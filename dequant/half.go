@@ -88,4 +88,21 @@ func float32FromHalfSpecial(h uint16) float32 {
 // RoundHalf rounds f to the nearest binary16 value (HalfFromFloat32) and returns
 // it widened back to float32: the value a Metal kernel stores when it writes f
 // into a half.
-func RoundHalf(f float32) float32 { return Float32FromHalf(HalfFromFloat32(f)) }
+//
+// Values whose result is a normal half are rounded in place on the float32 bit
+// pattern (round to nearest even at bit 13, the carry moving into the exponent
+// when the mantissa overflows); everything else (zero, subnormal results,
+// overflow, infinities, NaN) takes the exact conversion path. The emulator calls
+// this for every staged value, so the fast path matters.
+func RoundHalf(f float32) float32 {
+	b := math.Float32bits(f)
+	e := b >> 23 & 0xff
+	// 113 <= e <= 141: |f| in [2^-14, 2^15), whose rounding stays a normal half
+	// unless it carries to 2^16 (checked below)
+	if e >= 113 && e <= 141 {
+		r := b + 0xfff + (b >> 13 & 1)
+		r &^= 0x1fff
+		return math.Float32frombits(r)
+	}
+	return Float32FromHalf(HalfFromFloat32(f))
+}

@@ -178,3 +178,30 @@ func TestRoundHalf(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundHalfFastPath compares the in-place rounding with the exact
+// conversion on every float32 whose exponent takes the fast path near the half
+// boundaries (every half value, its neighbours and midpoints) and on random bits.
+func TestRoundHalfFastPath(t *testing.T) {
+	slow := func(f float32) float32 { return Float32FromHalf(HalfFromFloat32(f)) }
+	check := func(b uint32) {
+		f := math.Float32frombits(b)
+		if got, want := RoundHalf(f), slow(f); math.Float32bits(got) != math.Float32bits(want) {
+			t.Fatalf("RoundHalf(%#08x = %g) = %#08x, want %#08x", b, f, math.Float32bits(got), math.Float32bits(want))
+		}
+	}
+	for h := uint32(0); h < 1<<16; h++ {
+		c := math.Float32bits(Float32FromHalf(uint16(h)))
+		for _, d := range []uint32{0, 1, 0xfff, 0x1000, 0x1001, 0x1fff} {
+			check(c + d)
+			check(c - d)
+		}
+	}
+	rng := uint64(88172645463325252)
+	for i := 0; i < 1<<22; i++ {
+		rng ^= rng << 13
+		rng ^= rng >> 7
+		rng ^= rng << 17
+		check(uint32(rng))
+	}
+}

@@ -101,6 +101,8 @@ type Inst struct {
 	// coalescing (lanes reading the same address count once). For weight loads it
 	// is the tile's share of new weight bytes per k-step.
 	Unique uint32
+	// Phase is the phase of the op the group was expanded from (for timelines).
+	Phase Phase
 }
 
 // Phase labels what a stretch of a program is doing, for traces and counters.

@@ -207,8 +207,21 @@ func execStoreA(m *Machine, sg int, op Op) {
 		if !ok {
 			continue
 		}
-		for i, v := range &st.laneA[lane] {
-			m.TG[tl.aPos(row, 16*kc+i)] = dequant.RoundHalf(v)
+		v := &st.laneA[lane]
+		if tl.Layout != Blocked8 {
+			dst := m.TG[tl.aPos(row, 16*kc):][:16]
+			for i := range dst {
+				dst[i] = dequant.RoundHalf(v[i])
+			}
+			continue
+		}
+		// the 16 values of a chunk span two 8-wide k blocks: element i goes to
+		// aPos(row, 16kc+i) = base + 64*(NR0/8)*(i/8) + 8*(i%8)
+		base := tl.aPos(row, 16*kc)
+		next := 64 * (tl.NR0 / 8)
+		for i := 0; i < 8; i++ {
+			m.TG[base+8*i] = dequant.RoundHalf(v[i])
+			m.TG[base+next+8*i] = dequant.RoundHalf(v[8+i])
 		}
 	}
 }

@@ -354,7 +354,11 @@ func (p *Program) Timing() *Timing {
 		for sg := 0; sg < p.NSG; sg++ {
 			var out []Inst
 			for _, op := range p.Ops(s, sg) {
+				n := len(out)
 				out = table[op.Code].expand(p, sg, op, out)
+				for i := n; i < len(out); i++ {
+					out[i].Phase = table[op.Code].Phase
+				}
 			}
 			t.Insts[s][sg] = merge(out)
 		}
@@ -372,7 +376,7 @@ func merge(in []Inst) []Inst {
 			y := &out[n-1]
 			// x may join y when it waits for nothing y did not already wait for and
 			// does not depend on y's results: its chains then run beside y's.
-			if y.Class == x.Class && y.Stream == x.Stream && y.Bytes == x.Bytes &&
+			if y.Class == x.Class && y.Stream == x.Stream && y.Bytes == x.Bytes && y.Phase == x.Phase &&
 				x.Wait&^y.Wait == 0 && x.Wait&WaitALU == 0 &&
 				y.Class != ClassBarrier && int(y.Count)+int(x.Count) < 1<<15 {
 				y.Count += x.Count

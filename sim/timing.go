@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math"
 	"sync"
 	"time"
 
@@ -135,16 +134,21 @@ type SimStats struct {
 	Wall         time.Duration // wall time of the run
 }
 
-// Simulator runs timing predictions and keeps what runs can share: the program
-// builders and the measured core mixes, per chip, kernel and operand types. It is
-// safe for concurrent use; results do not depend on the order of runs.
+// Simulator runs timing predictions and keeps what runs can share: program
+// builders, and per chip and kernel the measured core mixes. It is safe for
+// concurrent use; results do not depend on the order of runs.
 type Simulator struct {
-	mu     sync.Mutex
-	shared map[shareKey]*shared
+	mu       sync.Mutex
+	shared   map[shareKey]*shared
+	builders map[builderKey]*tile.Builder
 }
 
 type shareKey struct {
 	chip   *Chip
+	kernel any
+}
+
+type builderKey struct {
 	kernel tile.Kernel
 	typeA  dequant.Type
 	halfB  bool
@@ -153,7 +157,6 @@ type shareKey struct {
 
 type shared struct {
 	mu   sync.Mutex
-	b    *tile.Builder
 	m    *model
 	cc   *coreCache
 	occ  Occupancy
@@ -167,7 +170,9 @@ type memKey struct {
 }
 
 // NewSimulator returns an empty simulator.
-func NewSimulator() *Simulator { return &Simulator{shared: map[shareKey]*shared{}} }
+func NewSimulator() *Simulator {
+	return &Simulator{shared: map[shareKey]*shared{}, builders: map[builderKey]*tile.Builder{}}
+}
 
 // Simulate predicts the time of one MUL_MAT_ID (map0 + mul_mm_id) on a chip with
 // a fresh Simulator.
@@ -175,53 +180,152 @@ func Simulate(p tile.Problem, k tile.Kernel, chip *Chip, opt Options) (*Result, 
 	return NewSimulator().Run(p, k, chip, opt)
 }
 
-// share returns the shared state of a chip, kernel and operand types.
-func (s *Simulator) share(p tile.Problem, k tile.Kernel, chip *Chip) (*shared, error) {
-	key := shareKey{chip, k, p.TypeA, p.HalfB, p.K}
+// Grid is one compute dispatch as the timing engines consume it: the
+// threadgroups in dispatch order, each with its program.
+type Grid struct {
+	// Kernel is a comparable key of the kernel and its operand types: grids
+	// with equal keys on one chip share programs and measured core mixes.
+	Kernel any
+	// Shape holds the programs whose registers and threadgroup memory set the
+	// occupancy: the compiled kernel has one register count, the largest of
+	// its branches.
+	Shape    []*isa.Program
+	Launched int
+	// TG returns threadgroup i's program and whether its weights were just read
+	// by a neighbouring threadgroup (so they come from a cache).
+	TG func(i int) (prog *isa.Program, repeat bool)
+	// ActReuse is how many threadgroups read the same activation rows.
+	ActReuse int
+}
+
+// GridResult is the timing of one dispatch.
+type GridResult struct {
+	Cycles       float64
+	Us           float64
+	IdleSGCycles float64
+	Utilization  Utilization
+	CoreBusyUs   []float64 // per core: when its last threadgroup finished
+	Occupancy    Occupancy
+	Registers    isa.Registers
+	Instructions int64 // simdgroup instructions simulated in detail
+	Events       int64 // threadgroup-level events (fast engine)
+}
+
+// share returns the state shared by grids of one kernel on one chip, deriving
+// the occupancy from the grid's shape programs.
+func (s *Simulator) share(g *Grid, chip *Chip) (*shared, error) {
+	key := shareKey{chip, g.Kernel}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if sh, ok := s.shared[key]; ok {
 		return sh, nil
 	}
-	b, err := tile.NewBuilder(p, k)
-	if err != nil {
-		return nil, err
+	if len(g.Shape) == 0 {
+		return nil, fmt.Errorf("grid of %v: no shape program", g.Kernel)
 	}
-	// registers: the compiled kernel has one count, the largest of its branches
-	steps := p.K / k.NK
-	full := b.Program(tile.Context{Rows: k.NR0, Tokens: k.NR1, Steps: steps})
-	half := b.Program(tile.Context{Rows: k.NR0, Tokens: min(k.NR1H, k.NR1), Steps: steps})
-	regs := full.Registers()
-	if r := half.Registers(); r.Total > regs.Total {
-		regs = r
+	regs := g.Shape[0].Registers()
+	tgMem := g.Shape[0].TGMemBytes
+	for _, p := range g.Shape[1:] {
+		if r := p.Registers(); r.Total > regs.Total {
+			regs = r
+		}
+		tgMem = max(tgMem, p.TGMemBytes)
 	}
-	occ, err := OccupancyFor(chip, full.Tiling.Threads, regs.Total, full.TGMemBytes)
+	occ, err := OccupancyFor(chip, g.Shape[0].Tiling.Threads, regs.Total, tgMem)
 	if err != nil {
 		return nil, err
 	}
 	m := newModel(chip)
-	sh := &shared{b: b, m: m, cc: newCoreCache(m, occ.TGsPerCore), occ: occ, regs: regs, mems: map[memKey]*progMem{}}
+	sh := &shared{m: m, cc: newCoreCache(m, occ.TGsPerCore), occ: occ, regs: regs, mems: map[memKey]*progMem{}}
 	s.shared[key] = sh
 	return sh, nil
 }
 
-// Run predicts the time of one MUL_MAT_ID (map0 + mul_mm_id) on a chip.
+// RunGrid times one dispatch on a chip with the chosen engine.
+func (s *Simulator) RunGrid(g *Grid, chip *Chip, engine Engine) (*GridResult, error) {
+	sh, err := s.share(g, chip)
+	if err != nil {
+		return nil, err
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	res := &GridResult{Occupancy: sh.occ, Registers: sh.regs}
+	cores := int(chip.Cores.Value)
+	src := &gridSource{g: g, cc: sh.cc, mems: sh.mems}
+	var busy []float64
+	instr0 := sh.cc.simInstr
+	switch engine {
+	case Detailed:
+		dr := runDetailed(sh.m, src, cores, sh.occ.TGsPerCore, nil)
+		res.Cycles, res.IdleSGCycles, res.Utilization, busy = dr.cycles, dr.idleSG, dr.util, dr.busy
+		res.Instructions += dr.instr
+	default:
+		fr := runFast(sh.cc, src, cores, sh.occ.TGsPerCore)
+		res.Cycles, res.IdleSGCycles, res.Utilization, busy = fr.cycles, fr.idleSG, fr.util, fr.busy
+		res.Events = fr.events
+	}
+	res.Instructions += sh.cc.simInstr - instr0
+	res.Us = res.Cycles / chip.ClockMHz.Value
+	for _, b := range busy {
+		res.CoreBusyUs = append(res.CoreBusyUs, b/chip.ClockMHz.Value)
+	}
+	return res, nil
+}
+
+// builder returns the (shared) program builder of a kernel for a problem's types.
+func (s *Simulator) builder(p tile.Problem, k tile.Kernel) (*tile.Builder, error) {
+	key := builderKey{k, p.TypeA, p.HalfB, p.K}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b, ok := s.builders[key]; ok {
+		return b, nil
+	}
+	b, err := tile.NewBuilder(p, k)
+	if err != nil {
+		return nil, err
+	}
+	s.builders[key] = b
+	return b, nil
+}
+
+// MulMMIDGrid returns the mul_mm_id dispatch of a problem for one routing.
+func (s *Simulator) MulMMIDGrid(p tile.Problem, k tile.Kernel, tpe []int32) (*Grid, *tile.Plan, *tile.Builder, error) {
+	b, err := s.builder(p, k)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	plan, err := tile.NewPlan(p, k, tpe)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	steps := p.K / k.NK
+	shape := []*isa.Program{
+		b.Program(tile.Context{Rows: k.NR0, Tokens: k.NR1, Steps: steps}),
+		b.Program(tile.Context{Rows: k.NR0, Tokens: min(k.NR1H, k.NR1), Steps: steps}),
+	}
+	g := &Grid{
+		Kernel:   builderKey{k, p.TypeA, p.HalfB, p.K},
+		Shape:    shape,
+		Launched: plan.Launched(),
+		ActReuse: plan.Grid[1],
+		TG: func(i int) (*isa.Program, bool) {
+			ctx := plan.Context(plan.Coords(i))
+			return b.Program(ctx), ctx.Repeat
+		},
+	}
+	return g, plan, b, nil
+}
+
+// Run predicts the time of one MUL_MAT_ID (map0 + mul_mm_id) on a chip: the
+// mean over routing draws of the mul_mm_id dispatch, plus map0 and the two
+// dependent dispatch boundaries.
 func (s *Simulator) Run(p tile.Problem, k tile.Kernel, chip *Chip, opt Options) (*Result, error) {
 	start := time.Now()
 	opt = opt.withDefaults()
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	sh, err := s.share(p, k, chip)
-	if err != nil {
-		return nil, err
-	}
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	b, m, cc, occ := sh.b, sh.m, sh.cc, sh.occ
-	res := &Result{Problem: p, Kernel: k, Chip: chip.Name, Engine: opt.Engine, Draws: opt.Draws, Occupancy: occ, Registers: sh.regs}
-	cores := int(chip.Cores.Value)
-	instr0 := cc.simInstr
+	res := &Result{Problem: p, Kernel: k, Chip: chip.Name, Engine: opt.Engine, Draws: opt.Draws}
 	var sumCycles, sumIdle float64
 	var util utilization
 	for d := 0; d < opt.Draws; d++ {
@@ -229,78 +333,64 @@ func (s *Simulator) Run(p tile.Problem, k tile.Kernel, chip *Chip, opt Options) 
 		if err != nil {
 			return nil, err
 		}
-		plan, err := tile.NewPlan(p, k, tpe)
+		g, plan, b, err := s.MulMMIDGrid(p, k, tpe)
 		if err != nil {
 			return nil, err
 		}
 		counters := CountPlan(plan, b)
 		res.Sim.Represented += counters.Work.Instructions
+		gr, err := s.RunGrid(g, chip, opt.Engine)
+		if err != nil {
+			return nil, err
+		}
 		if d == 0 {
 			res.Counters = counters
+			res.CoreBusyUs = gr.CoreBusyUs
+			res.Occupancy, res.Registers = gr.Occupancy, gr.Registers
 		}
-		src := &gridSource{plan: plan, b: b, cc: cc, mems: sh.mems, actReuse: plan.Grid[1]}
-		var cyc, idle float64
-		var u utilization
-		var busy []float64
-		switch opt.Engine {
-		case Detailed:
-			dr := runDetailed(m, src, cores, occ.TGsPerCore, nil)
-			cyc, idle, u, busy = dr.cycles, dr.idleSG, dr.util, dr.busy
-			res.Sim.Instructions += dr.instr
-		default:
-			fr := runFast(cc, src, cores, occ.TGsPerCore)
-			cyc, idle, u, busy = fr.cycles, fr.idleSG, fr.util, fr.busy
-			res.Sim.Events += fr.events
-		}
-		if d == 0 {
-			for _, b := range busy {
-				res.CoreBusyUs = append(res.CoreBusyUs, b/chip.ClockMHz.Value)
-			}
-		}
-		sumCycles += cyc
-		sumIdle += idle
-		util.addScaled(u, 1/float64(opt.Draws))
+		res.Sim.Instructions += gr.Instructions
+		res.Sim.Events += gr.Events
+		sumCycles += gr.Cycles
+		sumIdle += gr.IdleSGCycles
+		util.addScaled(gr.Utilization, 1/float64(opt.Draws))
 	}
-	res.Sim.Instructions += cc.simInstr - instr0
 	res.KernelCycles = sumCycles / float64(opt.Draws)
 	res.IdleSGCycles = sumIdle / float64(opt.Draws)
 	res.Utilization = util
 	res.KernelUs = res.KernelCycles / chip.ClockMHz.Value
-	m0, err := map0Us(p, m)
+	m0, err := s.map0(p, chip)
 	if err != nil {
 		return nil, err
 	}
-	res.Sim.Instructions += m0.instr
-	res.Map0Us = m0.us
+	res.Sim.Instructions += m0.Instructions
+	res.Map0Us = m0.Us
 	res.OverheadUs = 2 * chip.DispatchOverheadUs.Value
 	res.TotalUs = res.KernelUs + res.Map0Us + res.OverheadUs
 	res.TFLOPS = p.FLOPs() / (res.TotalUs * 1e-6) / 1e12
-	res.Limiter = limiter(res)
+	res.Limiter = limiter(res.Utilization, res.Counters.Work.MMA8 > 0)
 	res.Sim.Wall = time.Since(start)
 	return res, nil
 }
 
-type map0Result struct {
-	us    float64
-	instr int64
+type map0Key struct {
+	experts, used int
 }
 
-// map0Us times the map0 kernel: one threadgroup alone on one core.
-func map0Us(p tile.Problem, m *model) (map0Result, error) {
+// map0 times the map0 kernel: one threadgroup of n_mats threads.
+func (s *Simulator) map0(p tile.Problem, chip *Chip) (*GridResult, error) {
 	prog, err := tile.Map0Program(p)
 	if err != nil {
-		return map0Result{}, err
+		return nil, err
 	}
-	cs := newCoreSim(m)
-	cs.addTG(prog, &progMem{actReuse: 1}, m.launch, false, false, 0, 0)
-	cs.run(math.MaxInt64)
-	return map0Result{us: float64(cs.tgs[0].finish) / m.chip.ClockMHz.Value, instr: issued(cs)}, nil
+	g := &Grid{Kernel: map0Key{p.Experts, p.Used}, Shape: []*isa.Program{prog}, Launched: 1, ActReuse: 1,
+		TG: func(int) (*isa.Program, bool) { return prog, false }}
+	// a lone threadgroup: the detailed engine is exact and cheap here
+	return s.RunGrid(g, chip, Detailed)
 }
 
-// limiter names what bounds the run: the busiest resource if it is nearly
+// limiter names what bounds a run: the busiest resource if it is nearly
 // saturated, else latency (too few resident simdgroups to hide it).
-func limiter(r *Result) string {
-	u := r.Utilization
+func limiter(u Utilization, mma8 bool) string {
 	best, name := u.Issue, LimitALU
 	for _, c := range []struct {
 		v    float64
@@ -310,7 +400,7 @@ func limiter(r *Result) string {
 			best, name = c.v, c.name
 		}
 	}
-	if name == LimitMatrix && r.Counters.Work.MMA8 == 0 {
+	if name == LimitMatrix && !mma8 {
 		name = LimitALU
 	}
 	if best < 0.75 {
@@ -319,27 +409,24 @@ func limiter(r *Result) string {
 	return name
 }
 
-// gridSource adapts a plan to the engines.
+// gridSource adapts a grid to the engines.
 type gridSource struct {
-	plan     *tile.Plan
-	b        *tile.Builder
-	cc       *coreCache
-	mems     map[memKey]*progMem
-	actReuse int
+	g    *Grid
+	cc   *coreCache
+	mems map[memKey]*progMem
 }
 
-func (g *gridSource) len() int { return g.plan.Launched() }
+func (g *gridSource) len() int { return g.g.Launched }
 
 func (g *gridSource) context(i int) (*isa.Program, bool, *progMem) {
-	ctx := g.plan.Context(g.plan.Coords(i))
-	prog := g.b.Program(ctx)
-	key := memKey{prog, g.actReuse}
+	prog, repeat := g.g.TG(i)
+	key := memKey{prog, g.g.ActReuse}
 	mem := g.mems[key]
 	if mem == nil {
-		mem = newProgMem(prog, g.actReuse)
+		mem = newProgMem(prog, g.g.ActReuse)
 		g.mems[key] = mem
 	}
-	return prog, ctx.Repeat, mem
+	return prog, repeat, mem
 }
 
 func (g *gridSource) class(i int) int {

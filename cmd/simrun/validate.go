@@ -93,25 +93,44 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("validate", "Predict every row of measurement files (calibration TSVs, test-backend-ops perf logs or their\n"+
 		"--output sql form; none: the embedded calibration sets) and print measured vs predicted µs and\n"+
 		"error per row, variant-vs-baseline deltas, then MAPE, WMAPE, max error and R² of log times.\n"+
-		"Rows the model does not cover are listed with the reason.\n\nusage: simrun validate [flags] [FILE...]", stderr)
+		"Rows the model does not cover are listed with the reason.\n\n"+
+		"Two logs of one machine, a baseline build and a variant build, are paired with\n"+
+		"  simrun validate --baseline A.log --variant halftile B.log\n"+
+		"which reports measured vs predicted deltas per case.\n\nusage: simrun validate [flags] [FILE...]", stderr)
 	var mf measureFlags
 	var sf simFlags
 	mf.register(fs)
 	sf.register(fs)
-	format := fs.String("format", "text", "output: text, json or markdown")
+	format := fs.String("format", "text", "output: text, json, markdown, or doc (the whole of docs/accuracy.md)")
+	baseline := fs.String("baseline", "", "a measurement file of the baseline build: its rows are the upstream variant, paired with the FILE rows (--variant)")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
-	if !strings.Contains(" text json markdown ", " "+*format+" ") {
-		return fail(stderr, "validate", fmt.Errorf("--format %q: allowed text, json, markdown", *format))
+	if !strings.Contains(" text json markdown doc ", " "+*format+" ") {
+		return fail(stderr, "validate", fmt.Errorf("--format %q: allowed text, json, markdown, doc", *format))
 	}
 	opt, err := sf.options()
 	if err != nil {
 		return fail(stderr, "validate", err)
 	}
+	if *baseline != "" && (mf.variant == "" || fs.NArg() == 0) {
+		return fail(stderr, "validate", fmt.Errorf("--baseline %s: also give --variant NAME and the variant build's FILE", *baseline))
+	}
 	rows, _, err := readMeasurements(fs.Args(), stderr)
 	if err != nil {
 		return fail(stderr, "validate", err)
+	}
+	if *baseline != "" {
+		base, _, err := readMeasurements([]string{*baseline}, stderr)
+		if err != nil {
+			return fail(stderr, "validate", err)
+		}
+		for i := range base {
+			if base[i].Variant == "" {
+				base[i].Variant = "upstream"
+			}
+		}
+		rows = append(base, rows...)
 	}
 	cases, err := mf.cases(rows)
 	if err != nil {
@@ -126,6 +145,11 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		err = rep.WriteJSON(stdout)
 	case "markdown":
 		err = rep.WriteMarkdown(stdout)
+	case "doc":
+		var chips []*sim.Chip
+		if chips, err = sim.Chips(); err == nil {
+			err = rep.WriteAccuracyDoc(stdout, "go run ./cmd/simrun validate "+strings.Join(quoteArgs(args), " "), chips)
+		}
 	default:
 		err = rep.WriteText(stdout)
 	}

@@ -1,0 +1,119 @@
+package sim_test
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/tile"
+)
+
+// perfSuite is test-backend-ops' MUL_MAT_ID perf set for q4_0 that mul_mm_id
+// runs (n >= 32): the two shapes x n in {32..512} x {upstream, halftile} x the
+// two calibrated chips on their default paths.
+func perfSuite(b *testing.B) (cases []func(*sim.Simulator) *sim.Result) {
+	shapes := []tile.Problem{
+		{Experts: 128, Used: 8, M: 768, K: 2048, TypeA: dequant.Q4_0},
+		{Experts: 32, Used: 4, M: 1792, K: 2048, TypeA: dequant.Q4_0},
+	}
+	for _, chipName := range []string{"M1 Pro 16-core GPU", "M5 10-core GPU"} {
+		chip := mustChip(b, chipName)
+		path := tile.Simdgroup
+		if chip.TensorPath {
+			path = tile.Tensor
+		}
+		for _, shape := range shapes {
+			for _, n := range []int{32, 64, 128, 256, 512} {
+				for _, v := range []tile.Variant{tile.Upstream(), tile.HalfTile()} {
+					p := shape
+					p.Tokens = n
+					k := tile.Kernel{Variant: v, Path: path}
+					cases = append(cases, func(s *sim.Simulator) *sim.Result {
+						r, err := s.Run(p, k, chip, sim.Options{})
+						if err != nil {
+							b.Fatal(err)
+						}
+						return r
+					})
+				}
+			}
+		}
+	}
+	return cases
+}
+
+// BenchmarkPerfSuite times the whole MUL_MAT_ID perf suite in timing mode with a
+// fresh simulator (no warm caches) per iteration.
+func BenchmarkPerfSuite(b *testing.B) {
+	cases := perfSuite(b)
+	var detailed, modelled int64
+	for i := 0; i < b.N; i++ {
+		s := sim.NewSimulator()
+		for _, c := range cases {
+			r := c(s)
+			detailed += r.Sim.Instructions
+			modelled += r.Sim.Represented
+		}
+	}
+	sec := b.Elapsed().Seconds()
+	b.ReportMetric(sec/float64(b.N), "s/suite")
+	b.ReportMetric(float64(detailed)/sec/1e6, "M-instr-simulated/s")
+	b.ReportMetric(float64(modelled)/sec/1e6, "M-instr-modelled/s")
+}
+
+// BenchmarkDetailedEngine runs every instruction of a mid-size dispatch and
+// reports the instruction rate of the core model.
+func BenchmarkDetailedEngine(b *testing.B) {
+	chip := mustChip(b, "M1 Pro 16-core GPU")
+	p := tile.Problem{Experts: 32, Used: 4, M: 512, K: 1024, Tokens: 256, TypeA: dequant.Q4_0}
+	k := tile.Kernel{Variant: tile.Upstream(), Path: tile.Simdgroup}
+	var instr int64
+	for i := 0; i < b.N; i++ {
+		r, err := sim.Simulate(p, k, chip, sim.Options{Engine: sim.Detailed, Draws: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		instr += r.Sim.Instructions
+	}
+	b.ReportMetric(float64(instr)/b.Elapsed().Seconds()/1e6, "M-instr/s")
+}
+
+// BenchmarkEmulate emulates the 128-expert top-8, m=768, k=2048, n=512 q4_0
+// case on the simdgroup path on one core and reports multiply-accumulates per
+// second (padding rows included: they are executed).
+func BenchmarkEmulate(b *testing.B) {
+	p := tile.Problem{Experts: 128, Used: 8, M: 768, K: 2048, Tokens: 512, TypeA: dequant.Q4_0}
+	t := sim.RandomTensors(p, 1)
+	k := tile.Kernel{Variant: tile.Upstream(), Path: tile.Simdgroup}
+	b.ResetTimer()
+	var macs float64
+	for i := 0; i < b.N; i++ {
+		r, err := sim.Emulate(p, k, t, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		macs += float64(r.Counters.Work.MMA8) * 512
+	}
+	b.ReportMetric(macs/b.Elapsed().Seconds()/1e9, "GMAC/s/core")
+}
+
+// BenchmarkMillionTokens times the timing mode on n = 1,000,000 tokens and
+// reports the peak heap, which must stay bounded by resident tiles, not tokens.
+func BenchmarkMillionTokens(b *testing.B) {
+	chip := mustChip(b, "M1 Pro 16-core GPU")
+	p := tile.Problem{Experts: 128, Used: 8, M: 768, K: 2048, Tokens: 1_000_000, TypeA: dequant.Q4_0}
+	k := tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}
+	for i := 0; i < b.N; i++ {
+		var before runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		if _, err := sim.Simulate(p, k, chip, sim.Options{Draws: 1}); err != nil {
+			b.Fatal(err)
+		}
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/1e6, "MB-allocated")
+		b.ReportMetric(float64(after.HeapSys)/1e6, "MB-heap-sys")
+	}
+}
