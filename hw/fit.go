@@ -16,7 +16,7 @@ import (
 // FitParam is one chip parameter to fit, within bounds.
 type FitParam struct {
 	Chip   string  // chip name
-	Name   string  // chip-file parameter name, e.g. "tg_launch_clk", "classes.mma8.issue_clk"
+	Name   string  // chip-file parameter name, e.g. "sg_launch_clk", "classes.mma8.issue_clk"
 	Lo, Hi float64 // bounds (the optimizer stays strictly inside)
 }
 
@@ -26,7 +26,7 @@ func ParseFitParam(s string, chips []*sim.Chip) (FitParam, error) {
 	spec, bounds, hasBounds := strings.Cut(s, "=")
 	name, chipName, ok := strings.Cut(spec, "@")
 	if !ok || name == "" || chipName == "" {
-		return FitParam{}, fmt.Errorf("--param %q: want NAME@CHIP[=LO:HI], e.g. tg_launch_clk@\"M1 Pro 16-core GPU\"=0:2000", s)
+		return FitParam{}, fmt.Errorf("--param %q: want NAME@CHIP[=LO:HI], e.g. sg_launch_clk@\"M1 Pro 16-core GPU\"=0:2000", s)
 	}
 	var chip *sim.Chip
 	for _, c := range chips {
@@ -104,7 +104,8 @@ type FittedParam struct {
 // predicted by parameters fitted to all other rows.
 type CVFold struct {
 	Chip     string
-	Problem  tile.Problem
+	Problem  tile.Problem      // the held-out MUL_MAT_ID problem, or
+	Dense    tile.DenseProblem // the held-out MUL_MAT problem
 	Rows     int
 	MAPE     float64 // of the held-out rows
 	DeltaErr float64 // mean |delta error| of the held-out pairs, pp
@@ -113,8 +114,11 @@ type CVFold struct {
 // FitOptions control a fit.
 type FitOptions struct {
 	Sim      sim.Options
-	MaxEvals int  // objective evaluations per fit (default 60 per parameter)
+	MaxEvals int  // objective evaluations per fit (default 40 per parameter)
 	CV       bool // run leave-one-problem-out cross-validation
+	// DeltaWeight weighs the variant-delta errors against the absolute errors
+	// in the loss (0: 1).
+	DeltaWeight float64
 }
 
 // independentRows counts, per chip, the rows that carry independent information
@@ -149,6 +153,9 @@ func Fit(cases []Case, params []FitParam, opt FitOptions) (*FitResult, error) {
 	}
 	if opt.MaxEvals <= 0 {
 		opt.MaxEvals = 40 * len(params)
+	}
+	if opt.DeltaWeight <= 0 {
+		opt.DeltaWeight = 1
 	}
 	start := make([]float64, len(params))
 	chips := chipsOf(cases)
@@ -243,8 +250,10 @@ func evaluate(cases []Case, params []FitParam, vals []float64, opt sim.Options) 
 	return Validate(cs, sim.NewSimulator(), opt)
 }
 
-// objective is the fit's loss of a report.
-func objective(rep *Report) float64 {
+// objective is the fit's loss of a report: the mean squared log error of the
+// absolute rows plus deltaWeight times the mean squared error of the variant
+// deltas (as fractions).
+func objective(rep *Report, deltaWeight float64) float64 {
 	var sa, sd float64
 	na, nd := 0, 0
 	for _, r := range rep.Rows {
@@ -264,7 +273,7 @@ func objective(rep *Report) float64 {
 		obj += sa / float64(na)
 	}
 	if nd > 0 {
-		obj += sd / float64(nd)
+		obj += deltaWeight * sd / float64(nd)
 	}
 	return obj
 }
@@ -313,7 +322,7 @@ func minimize(cases []Case, params []FitParam, start []float64, opt FitOptions) 
 			evalErr = err
 			return math.Inf(1)
 		}
-		return objective(rep)
+		return objective(rep, opt.DeltaWeight)
 	}}
 	// coarse grid in value space, keeping the start if it is better
 	g := gridPoints(len(params))
@@ -359,24 +368,27 @@ func minimize(cases []Case, params []FitParam, start []float64, opt FitOptions) 
 // shape) in turn, fits the others, and predicts the held-out rows.
 func crossValidate(cases []Case, params []FitParam, start []float64, opt FitOptions, res *FitResult) error {
 	type fold struct {
-		chip string
-		path tile.Path
-		prob tile.Problem
+		chip  string
+		path  tile.Path
+		prob  tile.Problem
+		dense tile.DenseProblem
 	}
+	key := func(c Case) fold { return fold{c.Chip.Name, c.Path, c.Problem, c.Dense} }
 	var folds []fold
 	seen := map[fold]bool{}
 	for _, c := range cases {
 		if !c.Modelled {
 			continue
 		}
-		f := fold{c.Chip.Name, c.Path, c.Problem}
+		f := key(c)
 		if !seen[f] {
 			seen[f] = true
 			folds = append(folds, f)
 		}
 	}
 	slices.SortFunc(folds, func(a, b fold) int {
-		return cmp.Or(cmp.Compare(a.chip, b.chip), cmp.Compare(a.path, b.path), cmp.Compare(a.prob.Tokens, b.prob.Tokens), cmp.Compare(a.prob.String(), b.prob.String()))
+		return cmp.Or(cmp.Compare(a.chip, b.chip), cmp.Compare(a.path, b.path), cmp.Compare(a.prob.Tokens, b.prob.Tokens),
+			cmp.Compare(a.prob.String(), b.prob.String()), cmp.Compare(a.dense.N, b.dense.N), cmp.Compare(a.dense.String(), b.dense.String()))
 	})
 	sub := opt
 	sub.CV = false
@@ -384,7 +396,7 @@ func crossValidate(cases []Case, params []FitParam, start []float64, opt FitOpti
 	for _, f := range folds {
 		var train, test []Case
 		for _, c := range cases {
-			if c.Modelled && c.Chip.Name == f.chip && c.Path == f.path && c.Problem == f.prob {
+			if c.Modelled && key(c) == f {
 				test = append(test, c)
 			} else {
 				train = append(train, c)
@@ -419,7 +431,7 @@ func crossValidate(cases []Case, params []FitParam, start []float64, opt FitOpti
 		if err != nil {
 			return err
 		}
-		cf := CVFold{Chip: f.chip, Problem: f.prob, Rows: rep.Summary.Modelled, MAPE: rep.Summary.MAPE, DeltaErr: rep.Summary.MeanDeltaPP}
+		cf := CVFold{Chip: f.chip, Problem: f.prob, Dense: f.dense, Rows: rep.Summary.Modelled, MAPE: rep.Summary.MAPE, DeltaErr: rep.Summary.MeanDeltaPP}
 		res.CV = append(res.CV, cf)
 		sum += cf.MAPE
 	}

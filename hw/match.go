@@ -24,8 +24,9 @@ type Case struct {
 	Row      Row
 	Chip     *sim.Chip
 	Path     tile.Path
-	Kernel   string       // the Metal kernel the host dispatches for this row
-	Problem  tile.Problem // MUL_MAT_ID problem (valid when Kernel is mul_mm_id or mul_mv_id)
+	Kernel   string            // the Metal kernel the host dispatches for this row
+	Problem  tile.Problem      // MUL_MAT_ID problem (valid when Kernel is mul_mm_id or mul_mv_id)
+	Dense    tile.DenseProblem // MUL_MAT problem (valid when Kernel is mul_mm, mul_mv or mul_mv_ext)
 	Variant  tile.Variant
 	Baseline tile.Variant // relative rows: the variant the delta is against
 	Modelled bool
@@ -114,9 +115,7 @@ func matchRow(r Row, opt MatchOptions, chips map[string]*sim.Chip) (Case, error)
 	case OpMulMatID, OpMulMatIDFusion:
 		return matchMulMatID(c)
 	case OpMulMat:
-		c.Kernel = denseKernel(r.Params)
-		c.Reason = fmt.Sprintf("dense MUL_MAT (%s) is not modelled yet", c.Kernel)
-		return c, nil
+		return matchMulMat(c)
 	}
 	return c, fmt.Errorf("op %q: not a matmul op", r.Op)
 }
@@ -194,11 +193,16 @@ func matchMulMatID(c Case) (Case, error) {
 		return c, nil
 	}
 	c.Problem = prob
+	if _, err := typ.RowBytes(k); err != nil && k > 0 {
+		c.Reason = fmt.Sprintf("%v: the kernel's K tail is not modelled", err)
+		return c, nil
+	}
 	if err := prob.Validate(); err != nil {
 		return c, err
 	}
 	if c.Kernel != KernelMulMMID {
-		c.Reason = fmt.Sprintf("n = %d tokens, k = %d: the host runs mul_mv_id (mul_mm_id needs n >= 32 and k >= 64), not modelled yet", n, k)
+		// kernel_mul_mv_id: the mm_id variant does not apply
+		c.Modelled = true
 		return c, nil
 	}
 	if prob.K%c.Variant.NK != 0 {
@@ -209,15 +213,92 @@ func matchMulMatID(c Case) (Case, error) {
 	return c, nil
 }
 
+// plainMulMat are the parameters of a MUL_MAT log case besides type_a, type_b,
+// m, n, k, with the values of the plain case metalsim models: no batch or
+// broadcast (bs, nr), no permutation (per), contiguous operands (v = 0), one
+// output (o). Calibration files give none of them.
+var plainMulMat = []struct{ key, want string }{
+	{"bs", "[1,1]"}, {"nr", "[1,1]"}, {"per", "[0,1,2,3]"}, {"v", "0"}, {"o", "1"},
+}
+
+// matchMulMat maps a MUL_MAT row to a dense problem and the kernel the host
+// picks for it.
+func matchMulMat(c Case) (Case, error) {
+	p := c.Row.Params
+	for _, key := range []string{"type_a", "type_b", "m", "n", "k"} {
+		if !p.Has(key) {
+			return c, fmt.Errorf("parameter %s missing (have %s)", key, strings.Join(p.Keys(), ", "))
+		}
+	}
+	var dims [3]int
+	for i, key := range []string{"m", "n", "k"} {
+		v, err := p.Int(key)
+		if err != nil {
+			return c, err
+		}
+		dims[i] = v
+	}
+	ta, _ := p.String("type_a")
+	tb, _ := p.String("type_b")
+	c.Kernel = denseKernel(p)
+	for _, key := range p.Keys() {
+		switch key {
+		case "type_a", "type_b", "m", "n", "k":
+			continue
+		}
+		i := slices.IndexFunc(plainMulMat, func(pc struct{ key, want string }) bool { return pc.key == key })
+		v, _ := p.Get(key)
+		if i < 0 {
+			c.Reason = fmt.Sprintf("parameter %s=%s is not modelled (only type_a, type_b, m, n, k and the plain bs, nr, per, v, o)", key, v)
+			return c, nil
+		}
+		if want := plainMulMat[i].want; strings.ReplaceAll(v, " ", "") != want {
+			c.Reason = fmt.Sprintf("%s=%s is not modelled (only the plain case %s=%s)", key, v, key, want)
+			return c, nil
+		}
+	}
+	typ, err := dequant.ParseType(ta)
+	if err != nil {
+		c.Reason = fmt.Sprintf("weight type %s has no dequantizer in metalsim (supported: %s)", ta, supportedTypes())
+		return c, nil
+	}
+	prob := tile.DenseProblem{M: dims[0], N: dims[1], K: dims[2], TypeA: typ}
+	switch tb {
+	case "f32":
+	case "f16":
+		prob.HalfB = true
+	default:
+		c.Reason = fmt.Sprintf("activation type %s is not modelled (f32, f16)", tb)
+		return c, nil
+	}
+	c.Dense = prob
+	if _, err := typ.RowBytes(prob.K); err != nil && prob.K > 0 {
+		c.Reason = fmt.Sprintf("%v: the kernel's K tail is not modelled", err)
+		return c, nil
+	}
+	if err := prob.Validate(); err != nil {
+		return c, err
+	}
+	c.Kernel = tile.ChooseDense(prob).String()
+	if c.Kernel == KernelMulMM && prob.K%32 != 0 {
+		c.Reason = fmt.Sprintf("k = %d is not a multiple of 32: mul_mm's bounds-checked K tail (bc_inp) is not modelled", prob.K)
+		return c, nil
+	}
+	c.Modelled = true
+	return c, nil
+}
+
 // denseKernel applies the host's MUL_MAT kernel choice (kernel-facts 2.1) to a
-// dense case's parameters, as far as they say.
+// dense case's parameters, as far as they say (also for weight types metalsim
+// does not decode; tile.ChooseDense is the same rule on a problem).
 func denseKernel(p Params) string {
 	n, _ := p.Int("n")
 	k, _ := p.Int("k")
 	ta, _ := p.String("type_a")
+	tb, _ := p.String("type_b")
 	extTypes := []string{"f32", "f16", "bf16", "q1_0", "q2_0", "q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "mxfp4", "iq4_nl"}
 	kTypes := []string{"q4_K", "q5_K", "q6_K", "q2_K", "q3_K"}
-	if k%128 == 0 && ((slices.Contains(extTypes, ta) && n >= 2 && n <= 8) || (slices.Contains(kTypes, ta) && n >= 4 && n <= 8)) {
+	if tb == "f32" && k%128 == 0 && ((slices.Contains(extTypes, ta) && n >= 2 && n <= 8) || (slices.Contains(kTypes, ta) && n >= 4 && n <= 8)) {
 		return KernelMulMVExt
 	}
 	if k >= 64 && n > 8 {

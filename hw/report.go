@@ -25,6 +25,21 @@ func chipName(r RowResult) string {
 	return r.Row.Chip
 }
 
+// dense reports whether the pair's rows are MUL_MAT rows.
+func (p PairResult) dense() bool {
+	return p.Kernel == KernelMulMM || p.Kernel == KernelMulMV || p.Kernel == KernelMulMVExt
+}
+
+// shape renders the pair's problem as the row tables do, and its tokens.
+func (p PairResult) shape() (string, int) {
+	if p.dense() {
+		d := p.Dense
+		return fmt.Sprintf("%s m=%d k=%d", d.TypeA, d.M, d.K), d.N
+	}
+	pr := p.Problem
+	return fmt.Sprintf("%s %d/%d m=%d k=%d", pr.TypeA, pr.Experts, pr.Used, pr.M, pr.K), pr.Tokens
+}
+
 // WriteText prints the report as aligned tables: rows, pairs, summaries.
 func (rep *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -53,8 +68,8 @@ func (rep *Report) WriteText(w io.Writer) error {
 		fmt.Fprintln(w)
 		fmt.Fprintln(tw, "chip\tpath\tshape\tn\tvariant vs baseline\tmeasured Δ %\tpredicted Δ %\terror pp")
 		for _, p := range rep.Pairs {
-			pr := p.Problem
-			fmt.Fprintf(tw, "%s\t%s\t%s %d/%d m=%d k=%d\t%d\t%s vs %s\t%+.1f\t%+.1f\t%+.1f\n", p.Chip, p.Path, pr.TypeA, pr.Experts, pr.Used, pr.M, pr.K, pr.Tokens,
+			sh, n := p.shape()
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s vs %s\t%+.1f\t%+.1f\t%+.1f\n", p.Chip, p.Path, sh, n,
 				p.Variant, p.Baseline, p.MeasuredDeltaPct, p.PredictedDeltaPct, p.ErrorPP)
 		}
 		if err := tw.Flush(); err != nil {
@@ -195,9 +210,14 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 	}
 	for _, p := range rep.Pairs {
 		pr := p.Problem
-		out.Pairs = append(out.Pairs, jsonPair{Chip: p.Chip, GPUPath: p.Path.String(), NExperts: pr.Experts, NUsed: pr.Used, M: pr.M, K: pr.K, N: pr.Tokens,
+		jp := jsonPair{Chip: p.Chip, GPUPath: p.Path.String(), NExperts: pr.Experts, NUsed: pr.Used, M: pr.M, K: pr.K, N: pr.Tokens,
 			TypeA: pr.TypeA.String(), Baseline: p.Baseline, Variant: p.Variant,
-			MeasuredDeltaPct: *num(p.MeasuredDeltaPct), PredictedDeltaPct: *num(p.PredictedDeltaPct), ErrorPP: *num(p.ErrorPP)})
+			MeasuredDeltaPct: *num(p.MeasuredDeltaPct), PredictedDeltaPct: *num(p.PredictedDeltaPct), ErrorPP: *num(p.ErrorPP)}
+		if p.dense() {
+			d := p.Dense
+			jp.M, jp.K, jp.N, jp.TypeA = d.M, d.K, d.N, d.TypeA.String()
+		}
+		out.Pairs = append(out.Pairs, jp)
 	}
 	for _, cs := range rep.PerChip {
 		out.PerChip[cs.Chip+"/"+cs.Path.String()] = cs.Summary.json()
@@ -231,8 +251,8 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintln(w, "| chip | path | shape | n | variant vs baseline | measured Δ % | predicted Δ % | error pp |")
 		fmt.Fprintln(w, "|---|---|---|---:|---|---:|---:|---:|")
 		for _, p := range rep.Pairs {
-			pr := p.Problem
-			fmt.Fprintf(w, "| %s | %s | %s %d/%d m=%d k=%d | %d | %s vs %s | %+.1f | %+.1f | %+.1f |\n", p.Chip, p.Path, pr.TypeA, pr.Experts, pr.Used, pr.M, pr.K, pr.Tokens,
+			sh, n := p.shape()
+			fmt.Fprintf(w, "| %s | %s | %s | %d | %s vs %s | %+.1f | %+.1f | %+.1f |\n", p.Chip, p.Path, sh, n,
 				p.Variant, p.Baseline, p.MeasuredDeltaPct, p.PredictedDeltaPct, p.ErrorPP)
 		}
 	}
@@ -259,7 +279,7 @@ func (rep *Report) WriteComparison(w io.Writer) error {
 		var up, va *RowResult
 		for i := range rep.Rows {
 			r := &rep.Rows[i]
-			if r.Chip == nil || r.Chip.Name != p.Chip || r.Path != p.Path || r.Problem != p.Problem || !r.Modelled {
+			if r.Chip == nil || r.Chip.Name != p.Chip || r.Path != p.Path || r.Kernel != p.Kernel || r.Problem != p.Problem || r.Dense != p.Dense || !r.Modelled {
 				continue
 			}
 			switch r.Variant.Name {
@@ -273,7 +293,7 @@ func (rep *Report) WriteComparison(w io.Writer) error {
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.1f\t%+.1f\t%.1f\t%.1f\t%+.1f\t%+.1f\t%+.1f\t%d\t%d (%s)\t%s / %s\t\n",
-			p.Chip, p.Path, p.Problem.Tokens, up.MeasuredUs, up.PredictedUs, up.ErrorPct, va.MeasuredUs, va.PredictedUs, va.ErrorPct,
+			p.Chip, p.Path, max(p.Problem.Tokens, p.Dense.N), up.MeasuredUs, up.PredictedUs, up.ErrorPct, va.MeasuredUs, va.PredictedUs, va.ErrorPct,
 			p.MeasuredDeltaPct, p.PredictedDeltaPct, va.Result.Counters.Skipped.HalfTiles,
 			va.Result.Occupancy.TGsPerCore, va.Result.Occupancy.Limiter, short(up.Result.Limiter), short(va.Result.Limiter))
 	}

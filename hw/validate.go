@@ -27,7 +27,9 @@ type RowResult struct {
 type PairResult struct {
 	Chip              string
 	Path              tile.Path
-	Problem           tile.Problem
+	Kernel            string            // the Metal kernel of the rows
+	Problem           tile.Problem      // MUL_MAT_ID rows
+	Dense             tile.DenseProblem // MUL_MAT rows
 	Baseline, Variant string
 	MeasuredDeltaPct  float64
 	PredictedDeltaPct float64
@@ -79,7 +81,7 @@ func Validate(cases []Case, s *sim.Simulator, opt sim.Options) (*Report, error) 
 	need := map[predKey]*sim.Result{}
 	var jobs []job
 	add := func(c Case, v tile.Variant) {
-		k := predKey{c.Chip, c.Path, c.Problem, v.Name}
+		k := keyOf(c, v)
 		if _, ok := need[k]; ok {
 			return
 		}
@@ -107,7 +109,7 @@ func Validate(cases []Case, s *sim.Simulator, opt sim.Options) (*Report, error) 
 			defer wg.Done()
 			for i := range next {
 				j := jobs[i]
-				results[i], errs[i] = s.Run(j.c.Problem, tile.Kernel{Variant: j.c.Variant, Path: j.c.Path}, j.c.Chip, opt)
+				results[i], errs[i] = predict(s, j.c, opt)
 			}
 		}()
 	}
@@ -125,7 +127,7 @@ func Validate(cases []Case, s *sim.Simulator, opt sim.Options) (*Report, error) 
 	for i, c := range cases {
 		rr := RowResult{Case: c, MeasuredUs: c.Row.USPerRun}
 		if c.Modelled {
-			rr.Result = need[predKey{c.Chip, c.Path, c.Problem, c.Variant.Name}]
+			rr.Result = need[keyOf(c, c.Variant)]
 			if c.Row.HasTime {
 				rr.PredictedUs = rr.Result.TotalUs
 				rr.ErrorPct = 100 * (rr.PredictedUs - rr.MeasuredUs) / rr.MeasuredUs
@@ -141,9 +143,38 @@ func Validate(cases []Case, s *sim.Simulator, opt sim.Options) (*Report, error) 
 
 type predKey struct {
 	chip    *sim.Chip
+	kernel  string
 	path    tile.Path
 	problem tile.Problem
+	dense   tile.DenseProblem
 	variant string
+}
+
+// keyOf returns the prediction a case with variant v needs. The mm_id variant
+// only changes mul_mm_id, and the path only mul_mm_id and mul_mm: the other
+// kernels' rows share one prediction.
+func keyOf(c Case, v tile.Variant) predKey {
+	k := predKey{chip: c.Chip, kernel: c.Kernel, path: c.Path, problem: c.Problem, dense: c.Dense, variant: v.Name}
+	if c.Kernel != KernelMulMMID {
+		k.variant = ""
+		if c.Kernel != KernelMulMM {
+			k.path = tile.Simdgroup
+		}
+	}
+	return k
+}
+
+// predict times the kernel the host runs for a case.
+func predict(s *sim.Simulator, c Case, opt sim.Options) (*sim.Result, error) {
+	switch c.Kernel {
+	case KernelMulMMID:
+		return s.Run(c.Problem, tile.Kernel{Variant: c.Variant, Path: c.Path}, c.Chip, opt)
+	case KernelMulMVID:
+		return s.RunMulMVID(c.Problem, c.Chip, opt)
+	case KernelMulMM, KernelMulMV, KernelMulMVExt:
+		return s.RunMulMat(c.Dense, c.Path, c.Chip, opt)
+	}
+	return nil, fmt.Errorf("kernel %q: not modelled", c.Kernel)
 }
 
 // pairs builds the variant-vs-baseline comparisons: every absolute non-baseline
@@ -156,8 +187,8 @@ func pairs(rows []RowResult, preds map[predKey]*sim.Result) []PairResult {
 			continue
 		}
 		if r.Row.HasDelta {
-			base := preds[predKey{r.Chip, r.Path, r.Problem, r.Baseline.Name}]
-			pr := PairResult{Chip: r.Chip.Name, Path: r.Path, Problem: r.Problem, Baseline: r.Baseline.Name, Variant: r.Variant.Name,
+			base := preds[keyOf(r.Case, r.Baseline)]
+			pr := PairResult{Chip: r.Chip.Name, Path: r.Path, Kernel: r.Kernel, Problem: r.Problem, Dense: r.Dense, Baseline: r.Baseline.Name, Variant: r.Variant.Name,
 				MeasuredDeltaPct: r.Row.DeltaPct, PredictedDeltaPct: 100 * (r.Result.TotalUs/base.TotalUs - 1),
 				Source: r.Row.Source, Line: r.Row.Line}
 			pr.ErrorPP = pr.PredictedDeltaPct - pr.MeasuredDeltaPct
@@ -168,10 +199,11 @@ func pairs(rows []RowResult, preds map[predKey]*sim.Result) []PairResult {
 			continue
 		}
 		for _, b := range rows {
-			if !b.Modelled || !b.Row.HasTime || b.Variant.Name != "upstream" || b.Chip != r.Chip || b.Path != r.Path || b.Problem != r.Problem {
+			if !b.Modelled || !b.Row.HasTime || b.Variant.Name != "upstream" || b.Chip != r.Chip || b.Path != r.Path ||
+				b.Kernel != r.Kernel || b.Problem != r.Problem || b.Dense != r.Dense {
 				continue
 			}
-			pr := PairResult{Chip: r.Chip.Name, Path: r.Path, Problem: r.Problem, Baseline: "upstream", Variant: r.Variant.Name,
+			pr := PairResult{Chip: r.Chip.Name, Path: r.Path, Kernel: r.Kernel, Problem: r.Problem, Dense: r.Dense, Baseline: "upstream", Variant: r.Variant.Name,
 				MeasuredDeltaPct:  100 * (r.MeasuredUs/b.MeasuredUs - 1),
 				PredictedDeltaPct: 100 * (r.PredictedUs/b.PredictedUs - 1),
 				Source:            r.Row.Source, Line: r.Row.Line}

@@ -33,6 +33,7 @@ type Machine struct {
 	sgs   []sgState
 	coop  [][]float32
 	dec   dequant.ChunkFunc
+	ext   extState // lane state of the mat-vec and device-operand ops (vec.go)
 }
 
 type sgState struct {
@@ -121,7 +122,7 @@ func (m *Machine) Run() {
 func (m *Machine) runSection(sec Section) {
 	p := m.P
 	var pos [8]int
-	cur := pos[:0]
+	var cur []int
 	if p.NSG <= len(pos) {
 		cur = pos[:p.NSG]
 	} else {
@@ -358,13 +359,19 @@ func execMatmul2D(m *Machine, sg int, op Op) {
 // plus q0..q3 in order; the caller adds the old C afterwards with one fp32 add
 // (multiply_accumulate mode).
 func dot16Chain(tg []float32, mm *Matmul, mi, ni int) float32 {
+	return dot16(tg, tg, mm, mi, ni)
+}
+
+// dot16 is dot16Chain with the left operand's view over lmem and the right
+// operand's over rmem (matmul2d_dev reads the left operand from device memory).
+func dot16(lmem, rmem []float32, mm *Matmul, mi, ni int) float32 {
 	var t float32
 	for k0 := 0; k0 < mm.K; k0 += 16 {
 		var p [8]float32
 		for i := 0; i < 8; i++ {
 			k := k0 + 2*i
-			l0, r0 := mm.Left.At(tg, k, mi), mm.Right.At(tg, k, ni)
-			l1, r1 := mm.Left.At(tg, k+1, mi), mm.Right.At(tg, k+1, ni)
+			l0, r0 := mm.Left.At(lmem, k, mi), mm.Right.At(rmem, k, ni)
+			l1, r1 := mm.Left.At(lmem, k+1, mi), mm.Right.At(rmem, k+1, ni)
 			if k >= mm.K {
 				l0, r0 = 0, 0
 			}

@@ -29,7 +29,23 @@ const (
 	OpStoreCoop             // this simdgroup's share of cooperative tensor A stored into the staging buffer
 	OpScatter               // tile token row N of the staging buffer written to its dst row (ids re-read, float4 stores)
 	OpMem                   // timing-only memory group: A = Class, B = Stream, N = count, Arg = bytes per instruction
-	NumCodes                // number of op codes (not an op)
+
+	// Ops of the kernels besides mul_mm_id (mat-vec lanes, dense mul_mm
+	// epilogues, matmul2d on device memory); their semantics are in vec.go.
+
+	OpVZero        // lane accumulators A..A+N-1 := 0
+	OpLoadVec      // each lane loads its activations of token slot N for this k-step (float32, not rounded)
+	OpDequantW     // each lane decodes chunk C of its row slot B in float32 (mat-vec: weights are not rounded to half)
+	OpFMAVec       // lane accumulator A += the lane's 16 weights · activations of token slot B, chunk C (float4-style partial sums)
+	OpSimdSum      // simd_sum of lane accumulators A..A+N-1 over each group of Vec.LanesPerRow lanes
+	OpStoreVec     // group leaders store accumulators A..A+N-1 to dst (valid rows and tokens)
+	OpStorePartial // lane 0 stores accumulators A..A+N-1 as this simdgroup's partial sums in threadgroup memory
+	OpReduceStore  // the partial sums of every simdgroup added in simdgroup order and stored to dst (N outputs)
+	OpStoreAccDev  // simdgroup_store of accumulator A straight to dst at tile offset Arg (token*StageStride + row)
+	OpCopyOut      // the staged output tile copied to dst by simdgroup 0, one lane per token row
+	OpMatmul2DDev  // matmul2d run() of descriptor A with the left operand read from device memory
+	OpStoreCoopDev // this simdgroup's share of coop[A] stored straight to dst (bounded by the tile's rows and tokens)
+	NumCodes       // number of op codes (not an op)
 )
 
 // Info is one row of the op table.
@@ -110,6 +126,30 @@ func init() {
 			execScatter, expandScatter, noRegs},
 		OpMem: {"mem", "A=class B=stream N=count Arg=bytes", "N memory instructions of class A for kernels whose values the emulator computes elsewhere (map0)", PhaseSetup,
 			nil, expandMem, noRegs},
+		OpVZero: {"vzero", "A=first accumulator N=count", "lane accumulators A..A+N-1 := 0", PhaseSetup,
+			execVZero, expandVZero, vzeroRegs},
+		OpLoadVec: {"load_vec", "N=token slot", "each lane loads its 16 or 32 activations of the token for this k-step, as float32", PhaseStage,
+			execLoadVec, expandLoadVec, loadVecRegs},
+		OpDequantW: {"dequant_w", "B=row slot C=chunk", "each lane decodes its 16-weight chunk of the row in float32 (kept in float32, not rounded to half)", PhaseStage,
+			execDequantW, expandDequantW, dequantWRegs},
+		OpFMAVec: {"fma_vec", "A=accumulator B=token slot C=chunk", "acc[A] += ((s0+s1)+(s2+s3)), s_j = float32 chain of w_i·y_i over i = j mod 4 (20 fp32)", PhaseCompute,
+			execFMAVec, expandFMAVec, noRegs},
+		OpSimdSum: {"simd_sum", "A=first accumulator N=count", "pairwise tree sum of each accumulator over each group of Vec.LanesPerRow lanes (shuffle + add per level)", PhaseCompute,
+			execSimdSum, expandSimdSum, noRegs},
+		OpStoreVec: {"store_vec", "A=first accumulator N=count", "group leader lanes store the sums of accumulators A..A+N-1 (row slot a/NR1, token a%NR1) to dst", PhaseStore,
+			execStoreVec, expandStoreVec, noRegs},
+		OpStorePartial: {"store_partial", "A=first accumulator N=count", "lane 0 stores the simdgroup's sums into threadgroup memory at sg*N + i", PhaseStore,
+			execStorePartial, expandStorePartial, noRegs},
+		OpReduceStore: {"reduce_store", "A=first accumulator N=count", "output i = Σ over simdgroups s (in order) of partial s*N + i, stored to dst", PhaseStore,
+			execReduceStore, expandReduceStore, noRegs},
+		OpStoreAccDev: {"store_acc_dev", "A=acc Arg=token*StageStride+row", "simdgroup_store of acc[A] (8x8 float) straight to dst", PhaseStore,
+			execStoreAccDev, expandStoreAccDev, noRegs},
+		OpCopyOut: {"copy_out", "", "simdgroup 0: lane j < tokens copies staging row j (rows floats: float4 stores, scalar tail) to dst", PhaseStore,
+			execCopyOut, expandCopyOut, noRegs},
+		OpMatmul2DDev: {"matmul2d_dev", "A=descriptor", "this simdgroup's share of matmul2d run(left from device memory, right from the A tile, coop[A])", PhaseCompute,
+			execMatmul2DDev, expandMatmul2DDev, matmulDevRegs},
+		OpStoreCoopDev: {"store_coop_dev", "A=descriptor", "this simdgroup's share of coop[A] stored straight to dst (rows and tokens of the tile only)", PhaseStore,
+			execStoreCoopDev, expandStoreCoopDev, noRegs},
 	}
 }
 

@@ -37,6 +37,8 @@ type Tiling struct {
 	// RowBytesPerStep is the number of weight bytes of one row consumed per k-step
 	// (NK weights); the timing engine derives cache-line crossings from it.
 	RowBytesPerStep float64
+	// Vec is the lane geometry of mat-vec programs (zero for the mat-mat kernels).
+	Vec VecGeom
 }
 
 // AItems returns the number of A work items (16 weights each) per k-step.
@@ -73,6 +75,9 @@ type Matmul struct {
 	Left, Right View
 	DestRow     int // first staging row (token) the result is stored to
 	Used        bool
+	// Relaxed is matmul2d's relaxed_precision: float operands are truncated to
+	// 10 mantissa bits before they are multiplied (apple-gpu.md §6.1).
+	Relaxed bool
 }
 
 // Tiles16 returns the number of 16x16 output tiles and 16-deep k chunks.
@@ -148,7 +153,7 @@ func (p *Program) Validate() error {
 				if op.Code == OpBarrier {
 					n++
 				}
-				if (op.Code == OpMatmul2D || op.Code == OpStoreCoop) && int(op.A) >= len(p.Matmuls) {
+				if usesMatmul(op.Code) && int(op.A) >= len(p.Matmuls) {
 					return fmt.Errorf("program %s: matmul2d descriptor %d of %d", p.Name, op.A, len(p.Matmuls))
 				}
 			}
@@ -171,7 +176,7 @@ type Footprint struct {
 // Registers is the per-thread register use of a program, derived from its ops.
 type Registers struct {
 	Base         int // addressing and control
-	Accumulators int // simdgroup accumulators (8x8 float = 2 per fragment)
+	Accumulators int // accumulators: 8x8 float fragments (2 each), mat-vec lane partial sums (1 each)
 	Cooperative  int // cooperative tensors of every declared matmul2d descriptor
 	Transient    int // the largest set of short-lived values (dequant outputs, activations, fragments)
 	Total        int
@@ -191,7 +196,7 @@ func (p *Program) Registers() Registers {
 		r.Cooperative += ceilDiv(mm.M*mm.N, p.Tiling.Threads)
 	}
 	for sg := 0; sg < p.NSG; sg++ {
-		acc := map[int]bool{}
+		acc := map[int]int{} // persistent registers by key
 		for s := SecPrologue; s < NumSections; s++ {
 			phase := map[Phase]map[int]int{}
 			for _, op := range p.Ops(s, sg) {
@@ -200,7 +205,7 @@ func (p *Program) Registers() Registers {
 					continue
 				}
 				if f.Persistent {
-					acc[f.Key] = true
+					acc[f.Key] = max(acc[f.Key], f.Regs)
 					continue
 				}
 				ph := table[op.Code].Phase
@@ -217,7 +222,11 @@ func (p *Program) Registers() Registers {
 				r.Transient = max(r.Transient, sum)
 			}
 		}
-		r.Accumulators = max(r.Accumulators, 2*len(acc))
+		sum := 0
+		for _, v := range acc {
+			sum += v
+		}
+		r.Accumulators = max(r.Accumulators, sum)
 	}
 	r.Total = r.Base + r.Accumulators + r.Cooperative + r.Transient
 	return r
@@ -300,9 +309,9 @@ func (p *Program) Counts() Counts {
 					sec.MMA8++
 				case OpLoadFrag:
 					sec.FragLoads++
-				case OpDequantA:
+				case OpDequantA, OpDequantW:
 					sec.DequantChunks += 32
-				case OpMatmul2D:
+				case OpMatmul2D, OpMatmul2DDev:
 					if sg == 0 {
 						sec.Matmul2D++
 					}

@@ -93,6 +93,12 @@ func (q *calendar) peek(c *coreSim) (int32, int64) {
 	return q.head[t&calMask], t
 }
 
+// earliest returns the earliest queued time, or math.MaxInt64 when empty.
+func (q *calendar) earliest(c *coreSim) int64 {
+	_, t := q.peek(c)
+	return t
+}
+
 // pop removes the entry peek returns and advances the clock to its time.
 func (q *calendar) pop(c *coreSim) { q.popUntil(c, math.MaxInt64) }
 

@@ -49,6 +49,7 @@ type Chip struct {
 	// CalibrationFrom names the chip whose calibrated parameters (source
 	// "calibrated") this chip takes, for chips without measurements of their
 	// own: the value is copied at load time and the source says where from.
+	// Chip-wide memory-system rates (notInherited) stay this chip's own.
 	CalibrationFrom string `json:"calibration_from,omitempty"`
 
 	Cores      Param `json:"cores"`
@@ -91,11 +92,10 @@ type Chip struct {
 	Calibration *CalibrationRecord `json:"calibration,omitempty"`
 
 	BarrierClk         Param `json:"barrier_clk"`          // threadgroup barrier: release after the last arrival
-	TGLaunchClk        Param `json:"tg_launch_clk"`        // a core's front end launches one threadgroup per this many cycles
+	SGLaunchClk        Param `json:"sg_launch_clk"`        // a core's front end spends this many cycles per simdgroup of a threadgroup it launches
 	DispatchOverheadUs Param `json:"dispatch_overhead_us"` // per dependent compute dispatch (encoder barrier + launch)
 
 	class [isa.NumClasses]classCost // resolved by Validate
-	pipes []string
 }
 
 // CalibrationRecord is the provenance of a chip's fitted parameters: the
@@ -161,6 +161,13 @@ func Chips() ([]*Chip, error) {
 	return out, nil
 }
 
+// notInherited names calibrated parameters that calibration_from does not copy:
+// they describe the chip's memory system as a whole (a Max has twice a Pro's
+// DRAM channels), so each chip keeps its own sourced value. The per-core costs
+// in cycles (barrier release, simdgroup launch) are the same core design across
+// a generation and are copied.
+var notInherited = []string{"dram_bandwidth_gbs"}
+
 // inherit copies the calibrated parameters of CalibrationFrom into c.
 func (c *Chip) inherit(chips []*Chip) error {
 	if c.CalibrationFrom == "" {
@@ -176,7 +183,7 @@ func (c *Chip) inherit(chips []*Chip) error {
 		return fmt.Errorf("chip %s: calibration_from %q: must name another chip that has its own calibration", c.Name, c.CalibrationFrom)
 	}
 	for _, np := range from.ParamTable() {
-		if np.Source != "calibrated" {
+		if np.Source != "calibrated" || slices.Contains(notInherited, np.Name) {
 			continue
 		}
 		p := np.Param
@@ -287,7 +294,7 @@ func (c *Chip) rules() []paramRule {
 		{"dram_latency_ns", &c.DRAMLatencyNs, 1, 10000, false},
 		{"dram_bandwidth_gbs", &c.DRAMBandwidthGBs, 1, 100000, false},
 		{"barrier_clk", &c.BarrierClk, 0, 100000, false},
-		{"tg_launch_clk", &c.TGLaunchClk, 0, 1e6, false},
+		{"sg_launch_clk", &c.SGLaunchClk, 0, 1e6, false},
 		{"dispatch_overhead_us", &c.DispatchOverheadUs, 0, 1e4, false},
 	}
 }
@@ -397,7 +404,7 @@ func (c *Chip) Clone() *Chip {
 	return &d
 }
 
-// Param returns the named numeric field ("tg_launch_clk",
+// Param returns the named numeric field ("sg_launch_clk",
 // "classes.mma8.issue_clk", ...).
 func (c *Chip) Param(name string) (Param, error) {
 	for _, np := range c.ParamTable() {

@@ -31,7 +31,8 @@ const (
 	numLevels
 )
 
-var levelNames = [numLevels]string{"L1", "L2", "SLC", "DRAM"}
+// LevelNames names the memory levels of Result.LevelBytes.
+var LevelNames = [numLevels]string{"L1", "L2", "SLC", "DRAM"}
 
 const (
 	maxQuads  = 16
@@ -55,7 +56,7 @@ type model struct {
 	portBPC    [numPipes]float64 // bytes per cycle of the shared ports
 	lat        [numLevels]int64
 	barrier    int64
-	launch     int64
+	launch     int64 // front-end cycles per simdgroup launched
 }
 
 // cyc rounds a cycle count up to whole cycles (a cycle-level model cannot use
@@ -64,7 +65,7 @@ func cyc(x float64) int64 { return int64(math.Ceil(x - 1e-9)) }
 
 func newModel(c *Chip) *model {
 	m := &model{chip: c, quads: min(int(c.Schedulers.Value), maxQuads), sgInterval: max(1, cyc(c.SGIssueInterval.Value)),
-		dispatch: max(1, cyc(c.DispatchInterval.Value)), barrier: cyc(c.BarrierClk.Value), launch: cyc(c.TGLaunchClk.Value)}
+		dispatch: max(1, cyc(c.DispatchInterval.Value)), barrier: cyc(c.BarrierClk.Value), launch: cyc(c.SGLaunchClk.Value)}
 	for i, cc := range c.class {
 		m.cls[i] = ccost{pipe: cc.pipe, issue: max(1, cyc(cc.issue)), latency: cyc(cc.latency)}
 	}
@@ -123,15 +124,17 @@ type tgRun struct {
 	marks     []int64
 	id        int
 	live      bool
+	steps     int // k-steps to run (the program's, or fewer when measuring overheads)
 }
 
 // coreStats accumulates what a core did.
 type coreStats struct {
-	pipeBusy  [numPipes]float64 // cycles of occupancy summed over servers
-	issued    [isa.NumClasses]int64
-	barrierSG float64 // simdgroup-cycles spent waiting at barriers
-	levelHits [numLevels]int64
-	dramBytes float64
+	pipeBusy   [numPipes]float64 // cycles of occupancy summed over servers
+	issued     [isa.NumClasses]int64
+	barrierSG  float64 // simdgroup-cycles spent waiting at barriers
+	levelHits  [numLevels]int64
+	levelBytes [numLevels]float64 // distinct device bytes each memory level served
+	dramBytes  float64
 }
 
 // coreSim simulates one core.
@@ -185,7 +188,7 @@ func (c *coreSim) addTG(prog *isa.Program, mem *progMem, t int64, loop, repeat b
 		}
 	}
 	*tg = tgRun{prog: prog, tim: tim, mem: mem, first: tg.first, loop: loop, repeat: repeat,
-		start: t, id: id, live: true, marks: tg.marks[:0], nbody: nbody}
+		start: t, id: id, live: true, marks: tg.marks[:0], nbody: nbody, steps: prog.Steps}
 	for s := 0; s < prog.NSG; s++ {
 		i := tg.first + int32(s)
 		sg := &c.sgs[i]
@@ -204,7 +207,7 @@ func (c *coreSim) addTG(prog *isa.Program, mem *progMem, t int64, loop, repeat b
 func (c *coreSim) enterSection(sg *sgRun, sec isa.Section) {
 	tg := &c.tgs[sg.tg]
 	for {
-		if sec == isa.SecBody && tg.prog.Steps == 0 && !tg.loop {
+		if sec == isa.SecBody && tg.steps == 0 && !tg.loop {
 			sec = isa.SecEpilogue
 		}
 		if sec >= isa.NumSections {
@@ -261,14 +264,23 @@ func (c *coreSim) readyNext(sg *sgRun, t int64, fresh bool) {
 
 func chains(in *isa.Inst) int { return max(1, min(int(in.ILP), maxChains)) }
 
-// run issues instructions until none is ready at or before limit.
+// run issues instructions until none is ready at or before limit. A simdgroup
+// whose next instruction is ready before anything queued keeps issuing without
+// going through the queue (the order is the same either way).
 func (c *coreSim) run(limit int64) {
 	for {
 		i := c.q.popUntil(c, limit)
 		if i < 0 {
 			return
 		}
-		c.issue(i)
+		for c.issue(i) {
+			r := c.sgs[i].ready
+			if r > limit || r >= c.q.earliest(c) {
+				c.q.push(c, i)
+				break
+			}
+			c.q.now = r
+		}
 	}
 }
 
@@ -279,8 +291,10 @@ func (c *coreSim) nextTime() int64 {
 }
 
 // issue issues the next instruction of simdgroup i, which the caller has just
-// taken off the queue, and queues i again if it has more to issue.
-func (c *coreSim) issue(i int32) {
+// taken off the queue. It reports whether i has more to issue at sg.ready and
+// must be queued again by the caller (a simdgroup that reaches a barrier or the
+// end of a section is queued, or not, by the barrier and section logic).
+func (c *coreSim) issue(i int32) bool {
 	sg := &c.sgs[i]
 	in := &sg.insts[sg.gi]
 	t := sg.ready
@@ -292,7 +306,7 @@ func (c *coreSim) issue(i int32) {
 		tg.arrived++
 		tg.arriveMax = max(tg.arriveMax, sg.waitFrom)
 		c.checkBarrier(tg)
-		return
+		return false
 	}
 	m := c.m
 	cc := &m.cls[in.Class]
@@ -371,11 +385,11 @@ func (c *coreSim) issue(i int32) {
 		if sg.gi == len(sg.insts) {
 			sg.ready = t
 			c.endSection(i)
-			return
+			return false
 		}
 	}
 	c.readyNext(sg, t, false)
-	c.q.push(c, i)
+	return true
 }
 
 // endSection moves simdgroup i past the end of its current section.
@@ -387,8 +401,13 @@ func (c *coreSim) endSection(i int32) {
 	case isa.SecPrologue:
 		c.enterSection(sg, isa.SecBody)
 	case isa.SecBody:
+		if tg.nbody == 0 && sg.sg == 0 {
+			// a loop body without barriers (the mat-vec kernels): its k-steps
+			// are counted when simdgroup 0 finishes each pass
+			tg.marks = append(tg.marks, t)
+		}
 		sg.step++
-		if tg.loop || sg.step < tg.prog.Steps {
+		if tg.loop || sg.step < tg.steps {
 			c.enterSection(sg, isa.SecBody)
 		} else {
 			c.enterSection(sg, isa.SecEpilogue)
@@ -473,6 +492,9 @@ func (c *coreSim) loadLatency(sg *sgRun, in *isa.Inst, t int64) int64 {
 		}
 	}
 	c.stats.levelHits[lvl]++
+	if sg.ii == 0 {
+		c.stats.levelBytes[lvl] += float64(in.Unique)
+	}
 	lat := c.m.lat[lvl]
 	if dramBytes > 0 {
 		c.stats.dramBytes += dramBytes

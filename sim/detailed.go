@@ -12,13 +12,31 @@ import (
 type detailedResult struct {
 	cycles float64
 	idleSG float64
+	levels [numLevels]float64
 	util   utilization
 	busy   []float64
 	instr  int64
 }
 
+// tgSink is what a traceSink may also implement: it is shown the cores, sees
+// threadgroups start and finish, and may end the run early (a timeline whose
+// window has passed). The engine looks for it once per run; a nil sink costs one
+// nil check per threadgroup launch and finish, and nothing per instruction.
+type tgSink interface {
+	traceSink
+	begin(cores []*coreSim)
+	tgStart(core, slot int, t int64)
+	// tgFinish reports that the threadgroup in slot finished at t; true stops
+	// the run.
+	tgFinish(core, slot int, t int64) (stop bool)
+}
+
 func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSink) detailedResult {
 	c := m.chip
+	var tgs tgSink
+	if trace != nil {
+		tgs, _ = trace.(tgSink)
+	}
 	dram := &dramServer{bytesPerClk: c.DRAMBandwidthGBs.Value * 1e9 / c.Clock()}
 	wl, al := cacheLevels(m, tgsPerCore)
 	cs := make([]*coreSim, cores)
@@ -36,13 +54,19 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 		}
 		prog, rep, mem := src.context(next)
 		begin := max(launcher[ci], t)
-		start := begin + m.launch
+		start := begin + int64(prog.NSG)*m.launch
 		launcher[ci] = start
 		if start > begin {
 			cs[ci].addStall(begin, start)
 		}
-		cs[ci].addTG(prog, mem, start, false, rep, next, 0)
+		slot := cs[ci].addTG(prog, mem, start, false, rep, next, 0)
+		if tgs != nil {
+			tgs.tgStart(ci, slot, start)
+		}
 		next++
+	}
+	if tgs != nil {
+		tgs.begin(cs)
 	}
 	for s := 0; s < tgsPerCore; s++ {
 		for ci := range cs {
@@ -106,13 +130,24 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 			break // the earliest core has nothing left: all cores are done
 		}
 		core.q.pop(core)
-		core.issue(i)
-		for _, slot := range core.finished {
-			f := core.tgs[slot].finish
-			res.busy[ci] = math.Max(res.busy[ci], float64(f))
-			dispatch(ci, f)
+		if core.issue(i) {
+			core.q.push(core, i)
 		}
-		core.finished = core.finished[:0]
+		if len(core.finished) > 0 {
+			stop := false
+			for _, slot := range core.finished {
+				f := core.tgs[slot].finish
+				res.busy[ci] = math.Max(res.busy[ci], float64(f))
+				if tgs != nil && tgs.tgFinish(ci, slot, f) {
+					stop = true
+				}
+				dispatch(ci, f)
+			}
+			core.finished = core.finished[:0]
+			if stop {
+				break // the timeline has what it asked for
+			}
+		}
 		down(pos[ci])
 		up(pos[ci])
 	}
@@ -120,6 +155,9 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 		res.cycles = math.Max(res.cycles, res.busy[ci])
 		res.instr += issued(core)
 		res.idleSG += core.stats.barrierSG
+		for l := range res.levels {
+			res.levels[l] += core.stats.levelBytes[l]
+		}
 		if res.busy[ci] > 0 {
 			res.util.addScaled(core.utilization(res.busy[ci]), 1/float64(cores))
 		}

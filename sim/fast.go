@@ -15,7 +15,7 @@ import (
 // instruction-level core model and cached.
 //
 // A threadgroup's life on a core: the core's front end launches it (one launch
-// per tg_launch_clk), it spends its fixed overhead (prologue and epilogue
+// taking sg_launch_clk per simdgroup), it spends its fixed overhead (prologue and epilogue
 // latency, measured alone on the core model), then runs its k-steps at the rate
 // the current mix of k-looping threadgroups on that core sustains; the rate is
 // re-read whenever the mix changes. Early-exit threadgroups hold their slot for
@@ -32,10 +32,12 @@ type classKey struct {
 type classInfo struct {
 	classKey
 	mem       *progMem
-	overhead  float64 // cycles outside the k-loop (prologue + epilogue), or the whole life of an exit
-	mixID     int     // the k-loop class: programs whose loop bodies time alike share it
-	rank      string  // canonical order of k-loop classes in a mix (independent of id assignment)
-	dramBytes float64 // DRAM bytes per k-step: new weight bytes (unless repeat) and activations
+	overhead  float64      // cycles outside the k-loop (prologue + epilogue), or the whole life of an exit
+	mixID     int          // the k-loop class: programs whose loop bodies time alike share it
+	rank      string       // canonical order of k-loop classes in a mix (independent of id assignment)
+	dramBytes float64      // DRAM bytes per k-step: new weight bytes (unless repeat) and activations
+	loopProg  *isa.Program // the program mixes of this k-loop class simulate (canonical, not first seen)
+	loopMem   *progMem
 }
 
 // dramPerStep returns the DRAM bytes per k-step of a program's threadgroup:
@@ -74,8 +76,9 @@ type loopClass struct {
 type mixResult struct {
 	period map[int]float64 // cycles per k-step for a threadgroup of each class in the mix
 	util   utilization
-	idleSG float64 // simdgroup-cycles waiting at barriers per cycle
-	instr  int64   // simdgroup instructions the measurement simulated
+	idleSG float64            // simdgroup-cycles waiting at barriers per cycle
+	levels [numLevels]float64 // device bytes per cycle each memory level served
+	instr  int64              // simdgroup instructions the measurement simulated
 }
 
 // utilization is the busy fraction of each core resource.
@@ -114,16 +117,19 @@ func newCoreCache(m *model, tgsPerCore int) *coreCache {
 }
 
 // class returns the class id of a program, measuring its overhead on first use.
-func (cc *coreCache) class(p *isa.Program, repeat bool, mem *progMem) int {
+// loop is the program whose k-loop stands for p's in core mixes (p itself, or
+// a canonical program of its grid), with its memory pattern loopMem.
+func (cc *coreCache) class(p *isa.Program, repeat bool, mem *progMem, loop *isa.Program, loopMem *progMem) int {
 	k := classKey{p, repeat}
 	if id, ok := cc.classes[k]; ok {
 		return id
 	}
 	id := len(cc.info)
 	cc.classes[k] = id
-	cc.info = append(cc.info, classInfo{classKey: k, mem: mem, mixID: id, dramBytes: dramPerStep(p, mem, repeat)})
+	cc.info = append(cc.info, classInfo{classKey: k, mem: mem, mixID: id, dramBytes: dramPerStep(p, mem, repeat),
+		loopProg: loop, loopMem: loopMem})
 	if !p.Exit {
-		lc := loopClass{bodySignature(p), mem.canonical(cc.lineSets), repeat}
+		lc := loopClass{bodySignature(loop), loopMem.canonical(cc.lineSets), repeat}
 		if rep, ok := cc.loops[lc]; ok {
 			cc.info[id].mixID = rep
 		} else {
@@ -174,21 +180,28 @@ func cacheLevels(m *model, tgsPerCore int) (weights, act int) {
 	return pick(perCore), pick(chip)
 }
 
+// overheadSteps is how many k-steps the overhead measurement runs: enough for
+// the first steps' start-up to settle, far fewer than a real k-loop.
+const overheadSteps = 8
+
 // overhead measures, on an otherwise idle core, the cycles a threadgroup spends
-// outside its steady k-loop: its whole life minus Steps steady steps.
+// outside its steady k-loop: its life with a short k-loop minus that many steady
+// steps.
 func (cc *coreCache) overhead(id int) float64 {
 	ci := &cc.info[id]
 	cs := cc.newCore()
-	cs.addTG(ci.prog, ci.mem, 0, false, ci.repeat, 0, 0)
+	slot := cs.addTG(ci.prog, ci.mem, 0, false, ci.repeat, 0, 0)
+	steps := min(ci.prog.Steps, overheadSteps)
+	cs.tgs[slot].steps = steps
 	cs.run(math.MaxInt64)
 	cc.simInstr += issued(cs)
 	total := float64(cs.tgs[0].finish)
-	if ci.prog.Exit || ci.prog.Steps == 0 {
+	if ci.prog.Exit || steps == 0 {
 		return total
 	}
 	mid := ci.mixID
 	r := cc.mix([]int{mid})
-	return math.Max(0, total-float64(ci.prog.Steps)*r.period[mid])
+	return math.Max(0, total-float64(steps)*r.period[mid])
 }
 
 func issued(cs *coreSim) int64 {
@@ -203,9 +216,9 @@ func issued(cs *coreSim) int64 {
 // threadgroups together cover mixCover k-steps; the threadgroups start at
 // phases spread over the k-loop so the weight-line pattern is sampled evenly.
 const (
-	mixWarmup  = 1
+	mixWarmup  = 2
 	mixMeasure = 4
-	mixCover   = 48
+	mixCover   = 256
 )
 
 // mix returns the measured periods of a canonically sorted multiset of k-loop
@@ -219,7 +232,7 @@ func (cc *coreCache) mix(ids []int) *mixResult {
 	cs := cc.newCore()
 	for j, id := range ids {
 		ci := &cc.info[id]
-		cs.addTG(ci.prog, ci.mem, int64(j)*cc.m.launch, true, ci.repeat, j, j*max(1, ci.prog.Steps)/len(ids))
+		cs.addTG(ci.loopProg, ci.loopMem, int64(j*ci.loopProg.NSG)*cc.m.launch, true, ci.repeat, j, j*max(1, ci.loopProg.Steps)/len(ids))
 	}
 	// run until every threadgroup has warmed up and been measured
 	measure := max(mixMeasure, (mixCover+len(ids)-1)/len(ids))
@@ -257,6 +270,9 @@ func (cc *coreCache) mix(ids []int) *mixResult {
 	cc.simInstr += r.instr
 	r.util = cs.utilization(el)
 	r.idleSG = cs.stats.barrierSG / el
+	for l := range r.levels {
+		r.levels[l] = cs.stats.levelBytes[l] / el
+	}
 	cc.mixes[key] = r
 	return r
 }
@@ -404,7 +420,8 @@ func (h *eventHeap) Pop() any {
 type fastResult struct {
 	cycles    float64
 	util      utilization
-	idleSG    float64 // simdgroup-cycles at barriers, chip-wide
+	idleSG    float64            // simdgroup-cycles at barriers, chip-wide
+	levels    [numLevels]float64 // device bytes each memory level served, chip-wide
 	busy      []float64
 	events    int64
 	launched  int64
@@ -441,6 +458,9 @@ func runFast(cc *coreCache, src source, cores, tgsPerCore int) fastResult {
 			r := cc.mixes[c.mixKey]
 			res.util.addScaled(r.util, d)
 			res.idleSG += r.idleSG * d
+			for l := range res.levels {
+				res.levels[l] += r.levels[l] * d
+			}
 			res.dramBytes += c.demand * scale * c.effective(c.mixSince, t)
 			wsum += d
 		}
@@ -528,7 +548,7 @@ func runFast(cc *coreCache, src source, cores, tgsPerCore int) fastResult {
 		next++
 		info := &cc.info[id]
 		begin := math.Max(c.launcherFree, t)
-		start := begin + float64(cc.m.launch)
+		start := begin + float64(int64(info.prog.NSG)*cc.m.launch)
 		c.launcherFree = start
 		if start > begin {
 			c.advance(t, scale)

@@ -96,18 +96,24 @@ const (
 	LimitDispatch = "threadgroup launch (early-exit threadgroups)"
 )
 
-// Result is a timing prediction for one MUL_MAT_ID.
+// Result is a timing prediction for one MUL_MAT_ID (Run, RunMulMVID) or one
+// MUL_MAT (RunMulMat).
 type Result struct {
-	Problem tile.Problem
-	Kernel  tile.Kernel
-	Chip    string
-	Engine  Engine
-	Draws   int
+	Problem tile.Problem // the MUL_MAT_ID problem (zero for MUL_MAT)
+	// Dense is the MUL_MAT problem (zero for MUL_MAT_ID).
+	Dense tile.DenseProblem
+	// KernelName is the Metal kernel timed: mul_mm_id, mul_mv_id, mul_mm,
+	// mul_mv or mul_mv_ext.
+	KernelName string
+	Kernel     tile.Kernel // mul_mm_id: variant and path; mul_mm: the path
+	Chip       string
+	Engine     Engine
+	Draws      int
 
-	KernelCycles float64 // mul_mm_id makespan, mean over draws
-	KernelUs     float64 // mul_mm_id
-	Map0Us       float64 // map0 kernel
-	OverheadUs   float64 // dependent dispatch boundaries (map0 and mul_mm_id)
+	KernelCycles float64 // makespan of mul_mm_id (or of the other kernels' one dispatch), mean over draws
+	KernelUs     float64 // the same in µs
+	Map0Us       float64 // map0 kernel (mul_mm_id only)
+	OverheadUs   float64 // dependent dispatch boundaries (map0 and mul_mm_id; one for the other kernels)
 	TotalUs      float64 // what test-backend-ops reports per run
 
 	Occupancy   Occupancy
@@ -118,7 +124,12 @@ type Result struct {
 
 	CoreBusyUs   []float64 // per core: last threadgroup finished, first draw
 	IdleSGCycles float64   // simdgroup-cycles spent waiting at barriers, mean over draws
-	TFLOPS       float64   // test-backend-ops FLOPs / TotalUs
+	// LevelBytes is the distinct device bytes requested by loads, by the
+	// memory level that served them (LevelNames: L1, L2, SLC, DRAM), mean over
+	// draws. A weight line's first touch counts at DRAM; DRAM traffic in whole
+	// lines is Counters.Work.DeviceBytes.
+	LevelBytes [4]float64
+	TFLOPS     float64 // test-backend-ops FLOPs / TotalUs
 
 	Sim SimStats
 }
@@ -141,6 +152,7 @@ type Simulator struct {
 	mu       sync.Mutex
 	shared   map[shareKey]*shared
 	builders map[builderKey]*tile.Builder
+	others   map[any]any // builders of the other kernels (matmul.go), by kernel key
 }
 
 type shareKey struct {
@@ -171,7 +183,7 @@ type memKey struct {
 
 // NewSimulator returns an empty simulator.
 func NewSimulator() *Simulator {
-	return &Simulator{shared: map[shareKey]*shared{}, builders: map[builderKey]*tile.Builder{}}
+	return &Simulator{shared: map[shareKey]*shared{}, builders: map[builderKey]*tile.Builder{}, others: map[any]any{}}
 }
 
 // Simulate predicts the time of one MUL_MAT_ID (map0 + mul_mm_id) on a chip with
@@ -196,10 +208,15 @@ type Grid struct {
 	TG func(i int) (prog *isa.Program, repeat bool)
 	// ActReuse is how many threadgroups read the same activation rows.
 	ActReuse int
+	// Loop, if set, maps a program to the program whose k-loop stands for it
+	// in core-mix measurements (fewer distinct loops, fewer mixes to measure);
+	// DRAM traffic and overheads stay the program's own.
+	Loop func(*isa.Program) *isa.Program
 }
 
 // GridResult is the timing of one dispatch.
 type GridResult struct {
+	LevelBytes   [4]float64 // device bytes per memory level (LevelNames)
 	Cycles       float64
 	Us           float64
 	IdleSGCycles float64
@@ -258,10 +275,12 @@ func (s *Simulator) RunGrid(g *Grid, chip *Chip, engine Engine) (*GridResult, er
 	case Detailed:
 		dr := runDetailed(sh.m, src, cores, sh.occ.TGsPerCore, nil)
 		res.Cycles, res.IdleSGCycles, res.Utilization, busy = dr.cycles, dr.idleSG, dr.util, dr.busy
+		res.LevelBytes = dr.levels
 		res.Instructions += dr.instr
 	default:
 		fr := runFast(sh.cc, src, cores, sh.occ.TGsPerCore)
 		res.Cycles, res.IdleSGCycles, res.Utilization, busy = fr.cycles, fr.idleSG, fr.util, fr.busy
+		res.LevelBytes = fr.levels
 		res.Events = fr.events
 	}
 	res.Instructions += sh.cc.simInstr - instr0
@@ -312,6 +331,21 @@ func (s *Simulator) MulMMIDGrid(p tile.Problem, k tile.Kernel, tpe []int32) (*Gr
 			ctx := plan.Context(plan.Coords(i))
 			return b.Program(ctx), ctx.Repeat
 		},
+		// With zeroed B padding, tiles of different token counts differ in
+		// which simdgroups stage B (one per 8 tokens) as well as in which
+		// token parts run. Core mixes are measured with one loop per token
+		// part, the tile filling its last part: partly filled tiles stage at
+		// most one simdgroup's B rows too many (a few per cent of their
+		// instructions; measured on the calibration rows: within the mix
+		// measurement noise). It cuts the mixes to measure by about four.
+		Loop: func(prog *isa.Program) *isa.Program {
+			t := prog.Tiling
+			if prog.Exit || !t.BPadZero || k.NR1H <= 8 {
+				return prog
+			}
+			tokens := min(k.NR1, (t.Tokens+k.NR1H-1)/k.NR1H*k.NR1H)
+			return b.Program(tile.Context{Rows: t.Rows, Tokens: tokens, Steps: prog.Steps})
+		},
 	}
 	return g, plan, b, nil
 }
@@ -325,7 +359,7 @@ func (s *Simulator) Run(p tile.Problem, k tile.Kernel, chip *Chip, opt Options) 
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	res := &Result{Problem: p, Kernel: k, Chip: chip.Name, Engine: opt.Engine, Draws: opt.Draws}
+	res := &Result{Problem: p, KernelName: "mul_mm_id", Kernel: k, Chip: chip.Name, Engine: opt.Engine, Draws: opt.Draws}
 	var sumCycles, sumIdle float64
 	var util utilization
 	for d := 0; d < opt.Draws; d++ {
@@ -352,6 +386,9 @@ func (s *Simulator) Run(p tile.Problem, k tile.Kernel, chip *Chip, opt Options) 
 		res.Sim.Events += gr.Events
 		sumCycles += gr.Cycles
 		sumIdle += gr.IdleSGCycles
+		for l := range res.LevelBytes {
+			res.LevelBytes[l] += gr.LevelBytes[l] / float64(opt.Draws)
+		}
 		util.addScaled(gr.Utilization, 1/float64(opt.Draws))
 	}
 	res.KernelCycles = sumCycles / float64(opt.Draws)
@@ -420,16 +457,25 @@ func (g *gridSource) len() int { return g.g.Launched }
 
 func (g *gridSource) context(i int) (*isa.Program, bool, *progMem) {
 	prog, repeat := g.g.TG(i)
+	return prog, repeat, g.mem(prog)
+}
+
+func (g *gridSource) class(i int) int {
+	prog, rep, mem := g.context(i)
+	loop, loopMem := prog, mem
+	if g.g.Loop != nil {
+		loop = g.g.Loop(prog)
+		loopMem = g.mem(loop)
+	}
+	return g.cc.class(prog, rep, mem, loop, loopMem)
+}
+
+func (g *gridSource) mem(prog *isa.Program) *progMem {
 	key := memKey{prog, g.g.ActReuse}
 	mem := g.mems[key]
 	if mem == nil {
 		mem = newProgMem(prog, g.g.ActReuse)
 		g.mems[key] = mem
 	}
-	return prog, repeat, mem
-}
-
-func (g *gridSource) class(i int) int {
-	prog, rep, mem := g.context(i)
-	return g.cc.class(prog, rep, mem)
+	return mem
 }

@@ -135,12 +135,16 @@ func TestChipsLoadAndResolve(t *testing.T) {
 		}
 		if c.CalibrationFrom != "" {
 			from := mustChip(t, c.CalibrationFrom)
-			for _, name := range []string{"barrier_clk", "tg_launch_clk"} {
-				a, _ := c.Param(name)
-				b, _ := from.Param(name)
-				if a.Value != b.Value {
-					t.Errorf("%s %s = %v, want %v from %s", c.Name, name, a.Value, b.Value, from.Name)
+			for _, name := range []string{"barrier_clk", "sg_launch_clk"} {
+				a, errA := c.Param(name)
+				b, errB := from.Param(name)
+				if errA != nil || errB != nil || a.Value != b.Value || a.Source != "calibrated:"+from.Name {
+					t.Errorf("%s %s = %v (%s, %v), want %v from %s (%v)", c.Name, name, a.Value, a.Source, errA, b.Value, from.Name, errB)
 				}
+			}
+			// DRAM bandwidth is the chip's memory system: never copied.
+			if a, _ := c.Param("dram_bandwidth_gbs"); strings.HasPrefix(a.Source, "calibrated") {
+				t.Errorf("%s dram_bandwidth_gbs taken from %s (source %s); it must stay the chip's own", c.Name, from.Name, a.Source)
 			}
 		}
 	}

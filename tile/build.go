@@ -111,8 +111,7 @@ func (b *Builder) build(c Context) *isa.Program {
 		}
 		return p
 	}
-	aItems, bItems := g.NR0*g.NK/16, g.NR1*g.NK/8
-	aPasses, bPasses := ceilDiv(aItems, threads), ceilDiv(bItems, threads)
+	bPasses := ceilDiv(g.NR1*g.NK/8, threads)
 	parts := g.NR1 / g.NR1H
 	usedParts := parts
 	if k.HalfSkip {
@@ -123,37 +122,7 @@ func (b *Builder) build(c Context) *isa.Program {
 	}
 	for sg := 0; sg < g.NSG; sg++ {
 		pro := []isa.Op{loadMeta(1), alu(isa.ClassInt, exitInts, 1), loadMeta(bPasses), alu(isa.ClassInt, setupInts, 4)}
-		var body []isa.Op
-		body = append(body, isa.Op{Code: isa.OpBarrier})
-		// The B loads do not depend on the A decode; the compiler issues them
-		// first so both device latencies overlap.
-		for t := 0; t < bPasses; t++ {
-			first := 32*sg + t*threads
-			if first >= bItems {
-				continue
-			}
-			if p.Tiling.BPadZero {
-				last := min(first+32, bItems) - 1
-				if last/(g.NK/8) >= c.Tokens {
-					pro = append(pro, isa.Op{Code: isa.OpZeroB, N: uint16(t)})
-				}
-				if first/(g.NK/8) >= c.Tokens {
-					continue // every lane of this pass holds padding rows
-				}
-			}
-			body = append(body, isa.Op{Code: isa.OpLoadB, N: uint16(t)})
-		}
-		for t := 0; t < aPasses; t++ {
-			if 32*sg+t*threads < aItems {
-				body = append(body, isa.Op{Code: isa.OpDequantA, N: uint16(t)}, isa.Op{Code: isa.OpStoreA, N: uint16(t)})
-			}
-		}
-		for _, op := range body {
-			if op.Code == isa.OpLoadB {
-				body = append(body, isa.Op{Code: isa.OpConvertB, N: op.N}, isa.Op{Code: isa.OpStoreB, N: op.N})
-			}
-		}
-		body = append(body, alu(isa.ClassInt, stepInts, 2), isa.Op{Code: isa.OpBarrier})
+		pro, body := b.staging(p, sg, c, pro)
 		epi := []isa.Op{{Code: isa.OpBarrier}}
 		if k.Path == Simdgroup {
 			pro, body, epi = b.simdgroupCompute(p, sg, c, pro, body, epi)
@@ -173,6 +142,48 @@ func (b *Builder) build(c Context) *isa.Program {
 	}
 	p.Skipped.HalfTiles = int64(parts - usedParts)
 	return p
+}
+
+// staging returns the k-step's staging ops of simdgroup sg (barrier, B loads,
+// A decode and stores, B conversion and stores, loop control, barrier), adding
+// the one-time B zeroing of PadZero to its prologue.
+func (b *Builder) staging(p *isa.Program, sg int, c Context, pro []isa.Op) ([]isa.Op, []isa.Op) {
+	g := b.Kernel.Geometry
+	threads := 32 * g.NSG
+	aItems, bItems := g.NR0*g.NK/16, g.NR1*g.NK/8
+	aPasses, bPasses := ceilDiv(aItems, threads), ceilDiv(bItems, threads)
+	var body []isa.Op
+	body = append(body, isa.Op{Code: isa.OpBarrier})
+	// The B loads do not depend on the A decode; the compiler issues them
+	// first so both device latencies overlap.
+	for t := 0; t < bPasses; t++ {
+		first := 32*sg + t*threads
+		if first >= bItems {
+			continue
+		}
+		if p.Tiling.BPadZero {
+			last := min(first+32, bItems) - 1
+			if last/(g.NK/8) >= c.Tokens {
+				pro = append(pro, isa.Op{Code: isa.OpZeroB, N: uint16(t)})
+			}
+			if first/(g.NK/8) >= c.Tokens {
+				continue // every lane of this pass holds padding rows
+			}
+		}
+		body = append(body, isa.Op{Code: isa.OpLoadB, N: uint16(t)})
+	}
+	for t := 0; t < aPasses; t++ {
+		if 32*sg+t*threads < aItems {
+			body = append(body, isa.Op{Code: isa.OpDequantA, N: uint16(t)}, isa.Op{Code: isa.OpStoreA, N: uint16(t)})
+		}
+	}
+	for _, op := range body {
+		if op.Code == isa.OpLoadB {
+			body = append(body, isa.Op{Code: isa.OpConvertB, N: op.N}, isa.Op{Code: isa.OpStoreB, N: op.N})
+		}
+	}
+	body = append(body, alu(isa.ClassInt, stepInts, 2), isa.Op{Code: isa.OpBarrier})
+	return pro, body
 }
 
 // simdgroupCompute appends the fragment loads, multiply-accumulates and

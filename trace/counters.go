@@ -64,6 +64,11 @@ func WriteResult(w io.Writer, r *sim.Result) error {
 		100*u.FMA, 100*u.IC, 100*u.Tensor, 100*u.TGMem, 100*u.L1, 100*u.DRAM, 100*u.Issue)
 	fmt.Fprintf(w, "  limiter           %s\n", r.Limiter)
 	fmt.Fprintf(w, "  idle SG-cycles    %.3g (simdgroups waiting at barriers)\n", r.IdleSGCycles)
+	fmt.Fprint(w, "  loads by level    distinct bytes requested, by the level that served them:")
+	for l, b := range r.LevelBytes {
+		fmt.Fprintf(w, "  %s %.3g", sim.LevelNames[l], b)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "  counters (first routing draw):")
 	if err := WriteCounters(w, r.Counters); err != nil {
 		return err

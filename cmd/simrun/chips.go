@@ -47,7 +47,7 @@ func runChips(args []string, stdout, stderr io.Writer) int {
 		cal := "own measurements"
 		if c.CalibrationFrom != "" {
 			cal = "from " + c.CalibrationFrom
-		} else if p, _ := c.Param("tg_launch_clk"); p.Source != "calibrated" {
+		} else if p, _ := c.Param("sg_launch_clk"); p.Source != "calibrated" {
 			cal = "none"
 		}
 		tf := c.Cores.Value * 128 * 2 * c.ClockMHz.Value / 1e6

@@ -24,7 +24,7 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 		"(--cv), and write each fitted chip as a chip file with its provenance.\n\n"+
 		"usage: simrun fit --param NAME@CHIP[=LO:HI] [--param ...] [flags] [FILE...]", stderr)
 	var params listFlag
-	fs.Var(&params, "param", "parameter to fit, NAME@CHIP[=LO:HI] (repeatable), e.g. tg_launch_clk@\"M1 Pro 16-core GPU\"=0:2000")
+	fs.Var(&params, "param", "parameter to fit, NAME@CHIP[=LO:HI] (repeatable), e.g. sg_launch_clk@\"M1 Pro 16-core GPU\"=0:2000")
 	var mf measureFlags
 	var sf simFlags
 	mf.register(fs)
@@ -32,12 +32,16 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 	cv := fs.Bool("cv", false, "also run leave-one-problem-out cross-validation (one full fit per held-out problem)")
 	maxEvals := fs.Int("max-evals", 0, "simplex evaluations per fit after the grid (0: 40 per parameter)")
 	outDir := fs.String("out-dir", ".", "directory for the fitted chip files")
+	deltaWeight := fs.Float64("delta-weight", 1, "weight of the variant-delta errors against the absolute errors in the loss")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
 	opt, err := sf.options()
 	if err != nil {
 		return fail(stderr, "fit", err)
+	}
+	if !(*deltaWeight > 0 && *deltaWeight <= 100) {
+		return fail(stderr, "fit", fmt.Errorf("--delta-weight = %g: must be in (0, 100]", *deltaWeight))
 	}
 	if *maxEvals < 0 {
 		return fail(stderr, "fit", fmt.Errorf("--max-evals = %d: must be >= 0", *maxEvals))
@@ -66,7 +70,7 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 		}
 		fps = append(fps, fp)
 	}
-	res, err := hw.Fit(cases, fps, hw.FitOptions{Sim: opt, MaxEvals: *maxEvals, CV: *cv})
+	res, err := hw.Fit(cases, fps, hw.FitOptions{Sim: opt, MaxEvals: *maxEvals, CV: *cv, DeltaWeight: *deltaWeight})
 	if err != nil {
 		return fail(stderr, "fit", err)
 	}
@@ -81,7 +85,11 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 	if *cv {
 		fmt.Fprintln(stdout, "\nleave-one-problem-out cross-validation:")
 		for _, f := range res.CV {
-			fmt.Fprintf(stdout, "  %s %s: %d rows, MAPE %.2f%%, mean delta error %.2f pp\n", f.Chip, f.Problem, f.Rows, f.MAPE, f.DeltaErr)
+			shape := f.Problem.String()
+			if f.Dense.M > 0 {
+				shape = f.Dense.String()
+			}
+			fmt.Fprintf(stdout, "  %s %s: %d rows, MAPE %.2f%%, mean delta error %.2f pp\n", f.Chip, shape, f.Rows, f.MAPE, f.DeltaErr)
 		}
 		fmt.Fprintf(stdout, "  mean held-out MAPE %.2f%%\n", res.CVMAPE)
 	}

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// runCLI runs simrun with args and returns the exit code and outputs.
+func runCLI(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestHelpListsCommands(t *testing.T) {
+	code, out, _ := runCLI("help")
+	if code != exitOK {
+		t.Fatalf("help: exit %d", code)
+	}
+	for _, c := range commands() {
+		if !strings.Contains(out, c.name) {
+			t.Errorf("help does not list %s", c.name)
+		}
+	}
+	if code, _, errb := runCLI("frobnicate"); code != exitBadUsed || !strings.Contains(errb, "unknown command") {
+		t.Errorf("unknown command: exit %d, %q", code, errb)
+	}
+}
+
+func TestBadFlagsNameTheField(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"simulate", "--chip", "M9 Ultra"}, `unknown chip "M9 Ultra"`},
+		{[]string{"simulate", "--n", "0"}, "n (tokens) = 0"},
+		{[]string{"simulate", "--type", "q4_K"}, `unknown weight type "q4_K"`},
+		{[]string{"simulate", "--draws", "0"}, "--draws = 0"},
+		{[]string{"simulate", "--variant", "thirdtile"}, `unknown variant "thirdtile"`},
+		{[]string{"simulate", "--path", "warp"}, `unknown gpu path "warp"`},
+		{[]string{"simulate", "--k", "100"}, "k = 100"},
+		{[]string{"emulate", "--workers", "-1"}, "--workers = -1"},
+		{[]string{"validate", "--format", "yaml"}, `--format "yaml"`},
+		{[]string{"validate", "--baseline", "a.log"}, "also give --variant"},
+		{[]string{"validate", "no-such-file.tsv"}, "no-such-file.tsv"},
+		{[]string{"fit"}, "no --param"},
+		{[]string{"fit", "--param", "cores@M1 Pro 16-core GPU"}, "structure"},
+		{[]string{"chips", "--show", "M0"}, "unknown chip"},
+		{[]string{"simulate", "--bogus"}, "flag provided but not defined: -bogus"},
+	} {
+		code, _, errb := runCLI(tc.args...)
+		if code != exitBadUsed || !strings.Contains(errb, tc.want) {
+			t.Errorf("simrun %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(tc.args, " "), code, errb, tc.want)
+		}
+	}
+}
+
+func TestFitRefusesTooManyParameters(t *testing.T) {
+	code, _, errb := runCLI("fit",
+		"--param", "barrier_clk@M1 Pro 16-core GPU=0:300",
+		"--param", "sg_launch_clk@M1 Pro 16-core GPU=0:300",
+		"--param", "dram_bandwidth_gbs@M1 Pro 16-core GPU=50:300",
+		"--param", "tg_memory_bytes_per_clk@M1 Pro 16-core GPU=16:256",
+		"--param", "l1_bytes_per_clk@M1 Pro 16-core GPU=16:256",
+		filepath.Join("..", "..", "hw", "calibration", "m1pro-16c-simdgroup-q4_0.tsv"))
+	if code != exitBadUsed || !strings.Contains(errb, "at most a third") {
+		t.Fatalf("5 parameters on 12 rows: exit %d, %q", code, errb)
+	}
+}
+
+// TestGoldenWithoutTablesAndRefs: a golden directory with only mulmatid cases
+// and no ref_* files still verifies, with references computed here.
+func TestGoldenWithoutTablesAndRefs(t *testing.T) {
+	src := filepath.Join("..", "..", "golden", "testdata", "mulmatid")
+	dir := t.TempDir()
+	dst := filepath.Join(dir, "mulmatid")
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if strings.Contains(name, ".ref") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "manifest.json" {
+			var m map[string]any
+			if err := json.Unmarshal(data, &m); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range m["cases"].([]any) {
+				delete(c.(map[string]any), "ref_f64")
+				delete(c.(map[string]any), "ref_f16in")
+			}
+			var files []any
+			for _, f := range m["files"].([]any) {
+				if !strings.Contains(f.(map[string]any)["file"].(string), ".ref") {
+					files = append(files, f)
+				}
+			}
+			m["files"] = files
+			if data, err = json.Marshal(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dst, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errb := runCLI("golden", dir)
+	if code != exitOK || !strings.Contains(out, "golden: 6 passed, 0 failed") || !strings.Contains(out, "computed references") {
+		t.Fatalf("golden without refs: exit %d\n%s\n%s", code, out, errb)
+	}
+	if code, _, errb := runCLI("golden", filepath.Join(dir, "nope")); code != exitBadUsed || !strings.Contains(errb, "not a readable directory") {
+		t.Errorf("missing dir: exit %d, %q", code, errb)
+	}
+}
+
+func TestEmulateCommand(t *testing.T) {
+	code, out, errb := runCLI("emulate", "--type", "iq3_xxs", "--experts", "4", "--used", "2", "--m", "64", "--k", "256", "--n", "20", "--variant", "halftile")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	for _, want := range []string{"half-tiles skipped", "codebook loads, 4-byte", "max |dst - ref_f16in|"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("emulate output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestChipsCommand(t *testing.T) {
+	code, out, _ := runCLI("chips")
+	if code != exitOK || !strings.Contains(out, "M1 Pro 16-core GPU") || !strings.Contains(out, "from M1 Pro 16-core GPU") {
+		t.Fatalf("chips: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI("chips", "--show", "Apple M5")
+	if code != exitOK || !strings.Contains(out, `"calibration"`) {
+		t.Fatalf("chips --show: exit %d\n%s", code, out)
+	}
+}
+
+// TestValidateOutputDeterministic: the same JSON bytes whatever GOMAXPROCS.
+func TestValidateOutputDeterministic(t *testing.T) {
+	args := []string{"validate", "--format", "json", "--draws", "1", filepath.Join("..", "..", "hw", "calibration", "m5-10c-tensor-q4_0.tsv")}
+	prev := runtime.GOMAXPROCS(1)
+	code1, out1, err1 := runCLI(args...)
+	runtime.GOMAXPROCS(4)
+	code2, out2, err2 := runCLI(args...)
+	runtime.GOMAXPROCS(prev)
+	if code1 != exitOK || code2 != exitOK {
+		t.Fatalf("exit %d/%d: %s %s", code1, code2, err1, err2)
+	}
+	if out1 != out2 {
+		t.Fatal("validate --format json differs between GOMAXPROCS 1 and 4")
+	}
+}
+
+// TestDocsCurrent regenerates the committed generated docs and compares.
+func TestDocsCurrent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("regenerates docs/accuracy.md (a few seconds)")
+	}
+	for _, tc := range []struct {
+		file string
+		args []string
+	}{
+		{"isa.md", []string{"isa"}},
+		{"accuracy.md", []string{"validate", "--format", "doc"}},
+	} {
+		want, err := os.ReadFile(filepath.Join("..", "..", "docs", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, out, errb := runCLI(tc.args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, errb)
+		}
+		if out != string(want) {
+			t.Errorf("docs/%s is stale: re-run `go run ./cmd/simrun %s > docs/%s`", tc.file, strings.Join(tc.args, " "), tc.file)
+		}
+	}
+}

@@ -1,0 +1,272 @@
+package sim
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/isa"
+	"github.com/metalsim/metalsim/tile"
+)
+
+// DenseTensors are the operands of one MUL_MAT for the emulator.
+type DenseTensors struct {
+	// Weights holds src0: M rows of K weights in TypeA blocks, rows contiguous.
+	Weights []byte
+	// Src1 holds the activations: N rows of K values (f32; for an f16 problem
+	// every value must be a binary16 value).
+	Src1 []float32
+}
+
+// Check reports the first operand whose size does not match the problem.
+func (t *DenseTensors) Check(p tile.DenseProblem) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	rb, _ := p.TypeA.RowBytes(p.K)
+	if want := p.M * rb; len(t.Weights) != want {
+		return fmt.Errorf("weights: %d bytes, want m*row_bytes = %d*%d = %d", len(t.Weights), p.M, rb, want)
+	}
+	if want := p.N * p.K; len(t.Src1) != want {
+		return fmt.Errorf("activations: %d values, want n*k = %d*%d = %d", len(t.Src1), p.N, p.K, want)
+	}
+	return nil
+}
+
+// RandomDenseTensors makes deterministic operands for a MUL_MAT, drawn like
+// RandomTensors' (one expert, one slot per token).
+func RandomDenseTensors(p tile.DenseProblem, seed uint64) *DenseTensors {
+	t := RandomTensors(tile.Problem{Experts: 1, Used: 1, M: p.M, K: p.K, Tokens: p.N, TypeA: p.TypeA, HalfB: p.HalfB}, seed)
+	return &DenseTensors{Weights: t.Weights, Src1: t.Src1}
+}
+
+// EmulateMulMat runs, for values, the kernel the host picks for a MUL_MAT
+// (tile.ChooseDense; path selects kernel_mul_mm's body). dst[j*M + i].
+func EmulateMulMat(p tile.DenseProblem, path tile.Path, t *DenseTensors, workers int) (*EmulateResult, error) {
+	return EmulateDense(p, tile.ChooseDense(p), path, t, workers)
+}
+
+// EmulateDense runs one dense kernel for values, whatever the host would pick
+// (the kernel's own limits still apply: mul_mv_ext's types and n, mul_mm's k).
+func EmulateDense(p tile.DenseProblem, kern tile.DenseKernel, path tile.Path, t *DenseTensors, workers int) (*EmulateResult, error) {
+	if err := t.Check(p); err != nil {
+		return nil, err
+	}
+	jobs, err := denseJobs(p, kern, path)
+	if err != nil {
+		return nil, err
+	}
+	dst := make([]float32, p.N*p.M)
+	rb, _ := p.TypeA.RowBytes(p.K)
+	mem := func() *devMemory {
+		return &devMemory{w: t.Weights, rowBytes: rb, layout: p.TypeA.Layout(), src1: t.Src1, k: p.K, dst: dst, m: p.M}
+	}
+	if err := runJobs(jobs, mem, workers); err != nil {
+		return nil, err
+	}
+	return &EmulateResult{Dst: dst, Counters: countJobs(jobs)}, nil
+}
+
+// EmulateMulMVID runs kernel_mul_mv_id for values: one threadgroup per row
+// block and (token, slot) pair, on the pair's expert. dst[(t*Used+s)*M + r].
+func EmulateMulMVID(p tile.Problem, t *Tensors, workers int) (*EmulateResult, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if err := t.Check(p); err != nil {
+		return nil, err
+	}
+	for i, e := range t.IDs {
+		if e < 0 || int(e) >= p.Experts {
+			return nil, fmt.Errorf("ids[%d][%d] = %d: expert must be in [0, %d)", i/p.Used, i%p.Used, e, p.Experts)
+		}
+	}
+	b, err := tile.NewVecBuilder(tile.MulMV(p.TypeA, p.K, true), p.TypeA, p.HalfB, p.K)
+	if err != nil {
+		return nil, err
+	}
+	rb, _ := p.TypeA.RowBytes(p.K)
+	R := b.Kernel.RowsPerTG()
+	gx := ceilDiv(p.M, R)
+	var jobs []tgJob
+	for z := 0; z < p.Tokens*p.Used; z++ {
+		e, tok, s := int(t.IDs[z]), z/p.Used, z%p.Used
+		for x := 0; x < gx; x++ {
+			rows := min(R, p.M-x*R)
+			jobs = append(jobs, tgJob{prog: b.Program(b.Context(rows, 1)),
+				wOff: (e*p.M + x*R) * rb, r0: x * R, src: []int{tok*p.SrcRows() + s%p.SrcRows()}, out: []int{z}})
+		}
+	}
+	dst := make([]float32, p.Tokens*p.Used*p.M)
+	mem := func() *devMemory {
+		return &devMemory{w: t.Weights, rowBytes: rb, layout: p.TypeA.Layout(), src1: t.Src1, k: p.K, dst: dst, m: p.M}
+	}
+	if err := runJobs(jobs, mem, workers); err != nil {
+		return nil, err
+	}
+	return &EmulateResult{Dst: dst, Counters: countJobs(jobs)}, nil
+}
+
+// tgJob is one threadgroup to emulate: its program and its binding.
+type tgJob struct {
+	prog *isa.Program
+	wOff int   // byte offset of the tile's row 0 in the weights
+	r0   int   // the tile's first dst row
+	src  []int // src1 row of each tile token
+	out  []int // dst row (an M-vector index) of each tile token
+}
+
+// denseJobs lays out the threadgroups of a dense kernel in dispatch order.
+func denseJobs(p tile.DenseProblem, kern tile.DenseKernel, path tile.Path) ([]tgJob, error) {
+	rb, err := p.TypeA.RowBytes(p.K)
+	if err != nil {
+		return nil, err
+	}
+	rowsOf := func(first, n, max int) []int {
+		out := make([]int, min(n, max-first))
+		for i := range out {
+			out[i] = first + i
+		}
+		return out
+	}
+	var jobs []tgJob
+	switch kern {
+	case tile.DenseMulMM:
+		b, err := tile.NewMMBuilder(p, path)
+		if err != nil {
+			return nil, err
+		}
+		g := b.Grid()
+		nr0, nr1 := b.TileShape()
+		for y := 0; y < g[1]; y++ {
+			for x := 0; x < g[0]; x++ {
+				toks := rowsOf(x*nr1, nr1, p.N)
+				jobs = append(jobs, tgJob{prog: b.Program(b.Context(x, y)), wOff: y * nr0 * rb, r0: y * nr0, src: toks, out: toks})
+			}
+		}
+	default:
+		v, err := vecKernelFor(p, kern)
+		if err != nil {
+			return nil, err
+		}
+		b, err := tile.NewVecBuilder(v, p.TypeA, p.HalfB, p.K)
+		if err != nil {
+			return nil, err
+		}
+		R, T := b.Kernel.RowsPerTG(), b.Kernel.Tokens
+		for y := 0; y < ceilDiv(p.N, T); y++ {
+			toks := rowsOf(y*T, T, p.N)
+			for x := 0; x < ceilDiv(p.M, R); x++ {
+				rows := min(R, p.M-x*R)
+				jobs = append(jobs, tgJob{prog: b.Program(b.Context(rows, len(toks))), wOff: x * R * rb, r0: x * R, src: toks, out: toks})
+			}
+		}
+	}
+	return jobs, nil
+}
+
+// vecKernelFor returns the geometry of the mat-vec kernel kern for a dense
+// problem.
+func vecKernelFor(p tile.DenseProblem, kern tile.DenseKernel) (tile.VecKernel, error) {
+	if kern != tile.DenseMulMVExt {
+		return tile.MulMV(p.TypeA, p.K, false), nil
+	}
+	if p.HalfB {
+		return tile.VecKernel{}, fmt.Errorf("mul_mv_ext: type_b = f16: the kernel takes f32 activations")
+	}
+	return tile.MulMVExt(p.TypeA, p.K, p.N)
+}
+
+// runJobs emulates the threadgroups on workers goroutines (<= 0: GOMAXPROCS).
+// Threadgroups write disjoint outputs, so the result does not depend on the
+// number of workers.
+func runJobs(jobs []tgJob, newMem func() *devMemory, workers int) error {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, len(jobs)))
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			machines := map[*isa.Program]*isa.Machine{}
+			mem := newMem()
+			for i := w; i < len(jobs); i += workers {
+				j := &jobs[i]
+				m := machines[j.prog]
+				if m == nil {
+					if m, errs[w] = isa.NewMachine(j.prog); errs[w] != nil {
+						return
+					}
+					m.Mem = mem
+					machines[j.prog] = m
+				}
+				mem.wOff, mem.r0, mem.src, mem.out = j.wOff, j.r0, j.src, j.out
+				m.Reset()
+				m.Run()
+			}
+		}(w)
+	}
+	wg.Wait()
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// countJobs sums the program counts of the threadgroups.
+func countJobs(jobs []tgJob) Counters {
+	n := map[*isa.Program]int64{}
+	var order []*isa.Program
+	for _, j := range jobs {
+		if n[j.prog] == 0 {
+			order = append(order, j.prog)
+		}
+		n[j.prog]++
+	}
+	c := Counters{Launched: int64(len(jobs)), Active: int64(len(jobs))}
+	for _, p := range order {
+		c.Work.Add(p.Counts().Scale(n[p]))
+	}
+	return c
+}
+
+// devMemory binds device memory to one threadgroup of the kernels that address
+// activation rows and dst rows directly (isa.DeviceMemory).
+type devMemory struct {
+	w        []byte
+	rowBytes int
+	layout   dequant.Layout
+	src1     []float32
+	k        int
+	dst      []float32
+	m        int
+	wOff     int
+	r0       int
+	src, out []int
+}
+
+func (m *devMemory) WeightBlock(row, k0 int) ([]byte, int) {
+	bw, bb := m.layout.BlockWeights, m.layout.BlockBytes
+	off := m.wOff + row*m.rowBytes + k0/bw*bb
+	return m.w[off : off+bb : off+bb], k0 % bw / 16
+}
+
+func (m *devMemory) Activations(token, k0 int, out *[8]float32) { m.Vector(token, k0, out[:]) }
+
+func (m *devMemory) Vector(token, k0 int, out []float32) {
+	copy(out, m.src1[m.src[token]*m.k+k0:][:len(out)])
+}
+
+func (m *devMemory) StoreRow(token int, vals []float32) {
+	copy(m.dst[m.out[token]*m.m+m.r0:], vals)
+}
+
+func (m *devMemory) Store(row, token int, v float32) { m.dst[m.out[token]*m.m+m.r0+row] = v }
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }

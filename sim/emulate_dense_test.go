@@ -1,0 +1,314 @@
+package sim_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/isa"
+	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/tile"
+)
+
+// Tolerances of the functional checks of the kernels besides mul_mm_id, each
+// derived from how the kernel computes (u = 2^-24, the float32 unit roundoff;
+// S = Σ_k |w_k·y_k| of the operands as the kernel multiplies them; Higham,
+// Accuracy and Stability of Numerical Algorithms, 2nd ed., §3.1, §4.2).
+const u = 1.0 / (1 << 24)
+
+// halfTol is the bound of the half-staged kernels (kernel_mul_mm on the
+// simdgroup path: half(w)·half(y); on the tensor path: half(w) times y
+// truncated to 10 mantissa bits by relaxed_precision). Both operands have at
+// most 11 significant bits, so every product is exact in float32 and the output
+// is a float32 sum of K exact terms in some order: K-1 roundings, each of a
+// partial sum no larger than S, so |emulated - exact| <= (K-1)·u·S·(1 + K·u).
+// The reference is the float64 sum (error <= K·2^-53·S) rounded once to float32
+// (<= u·S): together (K+1)·u·S·(1 + K·u), as golden.accumulationTolerance.
+func halfTol(k int, s float64) float64 { return float64(k+1) * u * s * (1 + float64(k)*u) }
+
+// vecTol is the bound of the mat-vec kernels (kernel_mul_mv, _id, _ext) for an
+// evaluation in which every term passes through at most d roundings. They
+// multiply float32 weights by float32 activations, so a product (up to 48
+// significant bits) is rounded, or fused into an fma; each later addition on
+// the term's way to the output rounds once more. Then |emulated - exact| <=
+// γ_d·S with γ_n = n·u/(1 - n·u), whatever the summation tree (Higham §3.1,
+// §4.2). The float64 reference errs by at most K·2^-53·S <= u·S (K < 2^29)
+// before its one rounding to float32 (<= u·(1 + u)·S): γ_d + 2u + u² <= γ_{d+2}
+// (Lemma 3.3). Any order of the K terms has d <= K (γ_{K+2}: a bound for the
+// hardware's unknown order too); the emulator's order (vecDepth) is far
+// shallower, which makes the check sharp enough to see activations rounded to
+// half.
+func vecTol(d int, s float64) float64 {
+	n := float64(d + 2)
+	return n * u / (1 - n*u) * s
+}
+
+// vecDepth is the most roundings a term meets in the emulated mat-vec order: its
+// product (1), the rest of its 4-term chain (3), the two pairwise combines (2),
+// one accumulator update per k-step and chunk, the simd_sum tree levels, and,
+// when simdgroups split K, the sequential sum of their partials.
+func vecDepth(v tile.VecKernel, k int) int {
+	steps := ceilDiv(k, v.Span())
+	d := 1 + 3 + 2 + steps*v.ChunksPerLane
+	for l := v.LanesPerRow; l > 1; l /= 2 {
+		d++
+	}
+	if v.KSplit {
+		d += v.NSG - 1
+	}
+	return d
+}
+
+// reference returns float64 references of dst[j*M + i] = Σ_k w'[i][k]·y'[j][k]
+// rounded once to float32, and S per output, with w' = wf(dequantized w) and
+// y' = yf(y): the operands as the kernel multiplies them.
+func reference(p tile.DenseProblem, w []byte, src1 []float32, wf, yf func(float32) float32) ([]float32, []float64) {
+	rb, _ := p.TypeA.RowBytes(p.K)
+	l := p.TypeA.Layout()
+	dec := dequant.Decoder(p.TypeA, dequant.ByteReads)
+	wr := make([]float64, p.M*p.K)
+	var chunk [16]float32
+	for i := 0; i < p.M; i++ {
+		for k0 := 0; k0 < p.K; k0 += 16 {
+			dec(w[i*rb+k0/l.BlockWeights*l.BlockBytes:][:l.BlockBytes], k0%l.BlockWeights/16, &chunk)
+			for j, v := range chunk {
+				wr[i*p.K+k0+j] = float64(wf(v))
+			}
+		}
+	}
+	ref, sum := make([]float32, p.N*p.M), make([]float64, p.N*p.M)
+	for j := 0; j < p.N; j++ {
+		y := src1[j*p.K:][:p.K]
+		for i := 0; i < p.M; i++ {
+			var s, a float64
+			for k, v := range wr[i*p.K : (i+1)*p.K] {
+				t := v * float64(yf(y[k]))
+				s += t
+				a += math.Abs(t)
+			}
+			ref[j*p.M+i], sum[j*p.M+i] = float32(s), a
+		}
+	}
+	return ref, sum
+}
+
+func same(v float32) float32 { return v }
+
+// denseVec returns the mat-vec geometry a dense case runs with.
+func denseVec(p tile.DenseProblem, kern tile.DenseKernel) tile.VecKernel {
+	if kern == tile.DenseMulMVExt {
+		v, _ := tile.MulMVExt(p.TypeA, p.K, p.N)
+		return v
+	}
+	return tile.MulMV(p.TypeA, p.K, false)
+}
+
+// worst returns the largest |dst - ref| / tol(n, S) over all outputs.
+func worst(dst, ref []float32, sum []float64, n int, tol func(int, float64) float64) float64 {
+	w := 0.0
+	for i, v := range dst {
+		d := math.Abs(float64(v) - float64(ref[i]))
+		if t := tol(n, sum[i]); t > 0 {
+			w = math.Max(w, d/t)
+		} else if d > 0 || math.IsNaN(d) {
+			return math.Inf(1)
+		}
+	}
+	return w
+}
+
+// kernelCase is one dense problem and the kernel it must run.
+type kernelCase struct {
+	p    tile.DenseProblem
+	kern tile.DenseKernel
+	path tile.Path
+}
+
+func (c kernelCase) String() string {
+	return fmt.Sprintf("%s %s/%s", c.p, c.kern, c.path)
+}
+
+// checkDense emulates a case and compares it with the reference of its kernel.
+func checkDense(t *testing.T, c kernelCase, seed uint64) []float32 {
+	t.Helper()
+	if got := tile.ChooseDense(c.p); got != c.kern {
+		t.Fatalf("%v: the host picks %s", c, got)
+	}
+	ts := sim.RandomDenseTensors(c.p, seed)
+	res, err := sim.EmulateMulMat(c.p, c.path, ts, 0)
+	if err != nil {
+		t.Fatalf("%v: %v", c, err)
+	}
+	wf, yf, tol, n := same, same, vecTol, vecDepth(denseVec(c.p, c.kern), c.p.K)
+	if c.kern == tile.DenseMulMM {
+		wf, yf, tol, n = dequant.RoundHalf, dequant.RoundHalf, halfTol, c.p.K
+		if c.path == tile.Tensor {
+			yf = isa.Truncate10
+		}
+	}
+	ref, sum := reference(c.p, ts.Weights, ts.Src1, wf, yf)
+	if r := worst(res.Dst, ref, sum, n, tol); r > 1 {
+		t.Errorf("%v: error %.3g x tolerance", c, r)
+	}
+	return res.Dst
+}
+
+// TestDenseKernelsAgainstReference checks every dense kernel on every weight
+// type against float64 references: kernel_mul_mm on both paths with partial
+// row and token tiles (bc_out, staged and direct stores) and with whole tiles;
+// kernel_mul_mv for n = 1 and for n = 3 where no mul_mv_ext exists (iq types,
+// f16 activations), with rows past the last row block, k shorter than a k-step
+// and, for the K-splitting types, 1 to 4 simdgroups; kernel_mul_mv_ext for every
+// r1ptg and both nxpsg.
+func TestDenseKernelsAgainstReference(t *testing.T) {
+	var cases []kernelCase
+	for _, typ := range dequant.Types() {
+		for _, path := range []tile.Path{tile.Simdgroup, tile.Tensor} {
+			cases = append(cases,
+				kernelCase{tile.DenseProblem{M: 96, N: 40, K: 256, TypeA: typ}, tile.DenseMulMM, path},
+				kernelCase{tile.DenseProblem{M: 64, N: 64, K: 256, TypeA: typ, HalfB: true}, tile.DenseMulMM, path})
+		}
+		k := 256
+		if !typ.Quantized() || typ == dequant.Q8_0 || typ == dequant.Q4_0 {
+			k = 1536 // 3 simdgroups split K; q4_0: 3 k-steps
+		}
+		cases = append(cases,
+			kernelCase{tile.DenseProblem{M: 21, N: 1, K: k, TypeA: typ}, tile.DenseMulMV, 0},
+			kernelCase{tile.DenseProblem{M: 13, N: 3, K: 256, TypeA: typ, HalfB: true}, tile.DenseMulMV, 0})
+		if typ.Codebook() {
+			cases = append(cases, kernelCase{tile.DenseProblem{M: 9, N: 3, K: 2048, TypeA: typ}, tile.DenseMulMV, 0})
+		}
+	}
+	for _, typ := range []dequant.Type{dequant.F32, dequant.F16, dequant.Q4_0, dequant.Q8_0} {
+		for _, n := range []int{2, 3, 4, 5, 6, 7, 8} {
+			cases = append(cases, kernelCase{tile.DenseProblem{M: 19, N: n, K: 256, TypeA: typ}, tile.DenseMulMVExt, 0})
+		}
+		cases = append(cases, kernelCase{tile.DenseProblem{M: 11, N: 2, K: 384, TypeA: typ}, tile.DenseMulMVExt, 0})
+	}
+	for i, c := range cases {
+		checkDense(t, c, uint64(i)+1)
+	}
+}
+
+// TestMulMVKernelsAgree: mul_mv and mul_mv_ext give the same outputs within
+// their bounds, and kernel_mul_mv_id on one expert gives kernel_mul_mv's bits.
+func TestMulMVKernelsAgree(t *testing.T) {
+	p := tile.DenseProblem{M: 24, N: 4, K: 512, TypeA: dequant.Q4_0}
+	ts := sim.RandomDenseTensors(p, 7)
+	mv, err := sim.EmulateDense(p, tile.DenseMulMV, 0, ts, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext, err := sim.EmulateDense(p, tile.DenseMulMVExt, 0, ts, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, sum := reference(p, ts.Weights, ts.Src1, same, same)
+	for _, k := range []struct {
+		kern tile.DenseKernel
+		dst  []float32
+	}{{tile.DenseMulMV, mv.Dst}, {tile.DenseMulMVExt, ext.Dst}} {
+		if r := worst(k.dst, ref, sum, vecDepth(denseVec(p, k.kern), p.K), vecTol); r > 1 {
+			t.Errorf("%s: error %.3g x tolerance", k.kern, r)
+		}
+	}
+	id := tile.Problem{Experts: 1, Used: 1, M: p.M, K: p.K, Tokens: p.N, TypeA: p.TypeA}
+	res, err := sim.EmulateMulMVID(id, &sim.Tensors{Weights: ts.Weights, Src1: ts.Src1, IDs: make([]int32, p.N)}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameBits(res.Dst, mv.Dst) {
+		t.Error("mul_mv_id on one expert differs from mul_mv")
+	}
+}
+
+// TestMulMVIDAgainstReference checks kernel_mul_mv_id on every weight type,
+// with broadcast and per-slot activations and a partial last row block.
+func TestMulMVIDAgainstReference(t *testing.T) {
+	for _, typ := range dequant.Types() {
+		for _, bcast := range []bool{false, true} {
+			p := tile.Problem{Experts: 4, Used: 2, M: 40, K: 512, Tokens: 5, Broadcast: bcast, TypeA: typ}
+			ts := randomTensors(p, uint64(typ)+3)
+			res, err := sim.EmulateMulMVID(p, ts, 0)
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			// the reference of pair (t, s): expert ids[t][s] with src1 row t*ne11 + s%ne11
+			var worstR float64
+			for z := 0; z < p.Tokens*p.Used; z++ {
+				tok, s := z/p.Used, z%p.Used
+				rb, _ := typ.RowBytes(p.K)
+				e := int(ts.IDs[z])
+				dp := tile.DenseProblem{M: p.M, N: 1, K: p.K, TypeA: typ}
+				row := (tok*p.SrcRows() + s%p.SrcRows()) * p.K
+				ref, sum := reference(dp, ts.Weights[e*p.M*rb:(e+1)*p.M*rb], ts.Src1[row:row+p.K], same, same)
+				worstR = math.Max(worstR, worst(res.Dst[z*p.M:(z+1)*p.M], ref, sum, vecDepth(tile.MulMV(typ, p.K, true), p.K), vecTol))
+			}
+			if worstR > 1 {
+				t.Errorf("%s: error %.3g x tolerance", p, worstR)
+			}
+			if c := res.Counters; c.Launched != int64(p.Tokens*p.Used*ceilDiv(p.M, tile.MulMV(typ, p.K, true).RowsPerTG())) {
+				t.Errorf("%s: %d threadgroups", p, c.Launched)
+			}
+		}
+	}
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// TestEmulateDenseDeterministic: the same bits with 1 and 3 workers.
+func TestEmulateDenseDeterministic(t *testing.T) {
+	for _, c := range []kernelCase{
+		{tile.DenseProblem{M: 100, N: 50, K: 256, TypeA: dequant.IQ2_XS}, tile.DenseMulMM, tile.Tensor},
+		{tile.DenseProblem{M: 100, N: 5, K: 256, TypeA: dequant.Q8_0}, tile.DenseMulMVExt, 0},
+	} {
+		ts := sim.RandomDenseTensors(c.p, 9)
+		a, err := sim.EmulateMulMat(c.p, c.path, ts, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := sim.EmulateMulMat(c.p, c.path, ts, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameBits(a.Dst, b.Dst) {
+			t.Errorf("%v: emulation differs between 1 and 3 workers", c)
+		}
+	}
+}
+
+// TestDenseCounters checks counters whose values follow from the documents.
+func TestDenseCounters(t *testing.T) {
+	// mul_mm simdgroup path, 96 x 40: grid 2 x 2, each threadgroup 128 MMAs per
+	// k-step of 32 (padding included, kernel-facts §3.7)
+	p := tile.DenseProblem{M: 96, N: 40, K: 256, TypeA: dequant.Q4_0}
+	res, err := sim.EmulateMulMat(p, tile.Simdgroup, sim.RandomDenseTensors(p, 1), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Counters; c.Launched != 4 || c.Work.MMA8 != 4*8*128 || c.Work.Barriers != 4*(2*8+2)-2 {
+		// barriers: 2 per k-step; the staged epilogue (3 partial tiles) adds 2
+		t.Errorf("mul_mm: launched %d, MMAs %d, barriers %d", c.Launched, c.Work.MMA8, c.Work.Barriers)
+	}
+	// tensor path: one 64x128 tile per row tile, 8 matmul2d runs of 32x... 16x16x16 MMAs:
+	// (128/16)·(64/16)·(32/16) = 64 per run
+	res, err = sim.EmulateMulMat(p, tile.Tensor, sim.RandomDenseTensors(p, 1), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Counters; c.Launched != 2 || c.Work.Matmul2D != 2*8 || c.Work.MMA16 != 2*8*64 {
+		t.Errorf("mul_mm tensor: launched %d, matmul2d %d, MMA16 %d", c.Launched, c.Work.Matmul2D, c.Work.MMA16)
+	}
+	// mul_mv q4_0, m = 20, n = 1, k = 1024: ceil(20/8) = 3 threadgroups of 2
+	// simdgroups, 2 k-steps, 4 rows per simdgroup: 3·2·2·4 dequantize calls per
+	// lane (32 lanes)
+	p = tile.DenseProblem{M: 20, N: 1, K: 1024, TypeA: dequant.Q4_0}
+	res, err = sim.EmulateMulMat(p, 0, sim.RandomDenseTensors(p, 1), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Counters; c.Launched != 3 || c.Work.DequantChunks != 3*2*2*4*32 {
+		t.Errorf("mul_mv: launched %d, dequant chunks %d", c.Launched, c.Work.DequantChunks)
+	}
+}

@@ -1,0 +1,318 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/isa"
+	"github.com/metalsim/metalsim/tile"
+)
+
+// Timing of the kernels besides mul_mm_id: kernel_mul_mv_id (MUL_MAT_ID with
+// few tokens or short rows) and the dense MUL_MAT kernels (kernel_mul_mm on
+// either path, kernel_mul_mv, kernel_mul_mv_ext). Each is one dispatch, built
+// as a Grid of the same programs the emulator runs and timed by RunGrid; the
+// prediction adds one dispatch_overhead_us.
+//
+// Weight reuse across threadgroups: a threadgroup whose weights an earlier
+// threadgroup of the dispatch read no more than the SLC's size of weight
+// traffic ago finds them in the SLC (its grid entry is marked repeat, as for
+// mul_mm_id's neighbouring token tiles). mul_mv_id: the (token, slot) pairs of
+// one expert, the traffic between them counted as whole experts per pair
+// (an upper bound on the distinct bytes in between); dense mat-vec kernels: the
+// next token (block) re-reads the whole matrix, which is a repeat when the
+// matrix fits the SLC; mul_mm: later token tiles of a row tile, as mul_mm_id.
+
+// IDRoute is a Routing that can also draw the expert ids themselves (mul_mv_id's
+// timing needs which expert each (token, slot) reads, not only the counts).
+type IDRoute interface {
+	Route(p tile.Problem, seed uint64) ([]int32, error)
+}
+
+// routeIDs draws the ids of one routing draw.
+func routeIDs(r Routing, p tile.Problem, seed uint64) ([]int32, error) {
+	switch rt := r.(type) {
+	case UniformRouting:
+		return tile.UniformRouting(p, seed), nil
+	case IDRoute:
+		return rt.Route(p, seed)
+	}
+	return nil, fmt.Errorf("routing %s gives tokens per expert only; mul_mv_id needs the expert ids (a Route method)", r.Name())
+}
+
+type vecKey struct {
+	v     tile.VecKernel
+	typeA dequant.Type
+	halfB bool
+	k     int
+}
+
+type mmKey struct {
+	p    tile.DenseProblem
+	path tile.Path
+}
+
+// vecBuilder returns the (shared) builder of a mat-vec kernel.
+func (s *Simulator) vecBuilder(v tile.VecKernel, typeA dequant.Type, halfB bool, k int) (*tile.VecBuilder, error) {
+	key := vecKey{v, typeA, halfB, k}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b, ok := s.others[key]; ok {
+		return b.(*tile.VecBuilder), nil
+	}
+	b, err := tile.NewVecBuilder(v, typeA, halfB, k)
+	if err != nil {
+		return nil, err
+	}
+	s.others[key] = b
+	return b, nil
+}
+
+// mmBuilder returns the (shared) builder of the dense kernel_mul_mm.
+func (s *Simulator) mmBuilder(p tile.DenseProblem, path tile.Path) (*tile.MMBuilder, error) {
+	key := mmKey{p, path}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b, ok := s.others[key]; ok {
+		return b.(*tile.MMBuilder), nil
+	}
+	b, err := tile.NewMMBuilder(p, path)
+	if err != nil {
+		return nil, err
+	}
+	s.others[key] = b
+	return b, nil
+}
+
+// MulMVIDGrid returns the kernel_mul_mv_id dispatch of a problem for one
+// routing (ids[t*Used+s]): grid (row blocks, 1, pairs), x fastest.
+func (s *Simulator) MulMVIDGrid(p tile.Problem, ids []int32, chip *Chip) (*Grid, *tile.VecBuilder, error) {
+	if err := p.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if len(ids) != p.Tokens*p.Used {
+		return nil, nil, fmt.Errorf("ids: %d values, want n*n_used = %d", len(ids), p.Tokens*p.Used)
+	}
+	b, err := s.vecBuilder(tile.MulMV(p.TypeA, p.K, true), p.TypeA, p.HalfB, p.K)
+	if err != nil {
+		return nil, nil, err
+	}
+	R := b.Kernel.RowsPerTG()
+	gx := ceilDiv(p.M, R)
+	pairs := p.Tokens * p.Used
+	rb, _ := p.TypeA.RowBytes(p.K)
+	expertBytes := float64(p.M) * float64(rb)
+	repeat := make([]bool, pairs)
+	last := map[int32]int{}
+	for z, e := range ids {
+		if e < 0 || int(e) >= p.Experts {
+			return nil, nil, fmt.Errorf("ids[%d][%d] = %d: expert must be in [0, %d)", z/p.Used, z%p.Used, e, p.Experts)
+		}
+		if prev, ok := last[e]; ok && float64(z-prev)*expertBytes <= chip.SLCBytes.Value {
+			repeat[z] = true
+		}
+		last[e] = z
+	}
+	progs := make([]*isa.Program, gx)
+	for x := range progs {
+		progs[x] = b.Program(b.Context(min(R, p.M-x*R), 1))
+	}
+	g := &Grid{
+		Kernel:   vecKey{b.Kernel, p.TypeA, p.HalfB, p.K},
+		Shape:    []*isa.Program{progs[0]},
+		Launched: gx * pairs,
+		ActReuse: gx,
+		TG: func(i int) (*isa.Program, bool) {
+			return progs[i%gx], repeat[i/gx]
+		},
+	}
+	return g, b, nil
+}
+
+// DenseGrid returns the dispatch of the kernel the host picks for a MUL_MAT
+// (path selects kernel_mul_mm's body), and the kernel.
+func (s *Simulator) DenseGrid(p tile.DenseProblem, path tile.Path, chip *Chip) (*Grid, tile.DenseKernel, error) {
+	if err := p.Validate(); err != nil {
+		return nil, 0, err
+	}
+	kern := tile.ChooseDense(p)
+	rb, _ := p.TypeA.RowBytes(p.K)
+	if kern == tile.DenseMulMM {
+		b, err := s.mmBuilder(p, path)
+		if err != nil {
+			return nil, kern, err
+		}
+		g := b.Grid()
+		nr0, nr1 := b.TileShape()
+		steps := p.K / 32
+		shape := []*isa.Program{b.Program(tile.Context{Rows: nr0, Tokens: nr1, Steps: steps})}
+		if b.BCOut {
+			shape = append(shape, b.Program(tile.Context{Rows: nr0, Tokens: 1, Steps: steps}))
+		}
+		return &Grid{
+			Kernel:   mmKey{p, path},
+			Shape:    shape,
+			Launched: g[0] * g[1],
+			ActReuse: g[1],
+			TG: func(i int) (*isa.Program, bool) {
+				c := b.Context(i%g[0], i/g[0])
+				return b.Program(c), c.Repeat
+			},
+		}, kern, nil
+	}
+	v, err := vecKernelFor(p, kern)
+	if err != nil {
+		return nil, kern, err
+	}
+	vb, err := s.vecBuilder(v, p.TypeA, p.HalfB, p.K)
+	if err != nil {
+		return nil, kern, err
+	}
+	R, T := vb.Kernel.RowsPerTG(), vb.Kernel.Tokens
+	gx, gy := ceilDiv(p.M, R), ceilDiv(p.N, T)
+	// the next token block re-reads the whole matrix: from the SLC if it fits
+	fits := float64(p.M)*float64(rb) <= chip.SLCBytes.Value
+	progs := make([]*isa.Program, 0, 4)
+	ctx := func(x, y int) tile.Context { return vb.Context(min(R, p.M-x*R), min(T, p.N-y*T)) }
+	for _, c := range []tile.Context{ctx(0, 0), ctx(gx-1, 0), ctx(0, gy-1), ctx(gx-1, gy-1)} {
+		progs = append(progs, vb.Program(c))
+	}
+	return &Grid{
+		Kernel:   vecKey{vb.Kernel, p.TypeA, p.HalfB, p.K},
+		Shape:    progs[:1],
+		Launched: gx * gy,
+		ActReuse: gx,
+		TG: func(i int) (*isa.Program, bool) {
+			x, y := i%gx, i/gx
+			j := 0
+			if x == gx-1 {
+				j++
+			}
+			if y == gy-1 {
+				j += 2
+			}
+			return progs[j], y > 0 && fits
+		},
+	}, kern, nil
+}
+
+// RunMulMVID predicts the time of one MUL_MAT_ID that the host runs as
+// kernel_mul_mv_id (n < 32 tokens or k < 64): the mean over routing draws of
+// the dispatch, plus one dispatch boundary (no map0).
+func (s *Simulator) RunMulMVID(p tile.Problem, chip *Chip, opt Options) (*Result, error) {
+	start := time.Now()
+	opt = opt.withDefaults()
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	res := &Result{Problem: p, KernelName: "mul_mv_id", Chip: chip.Name, Draws: opt.Draws}
+	var sumCycles, sumIdle float64
+	var util utilization
+	for d := 0; d < opt.Draws; d++ {
+		ids, err := routeIDs(opt.Routing, p, opt.Seed+uint64(d))
+		if err != nil {
+			return nil, err
+		}
+		g, _, err := s.MulMVIDGrid(p, ids, chip)
+		if err != nil {
+			return nil, err
+		}
+		counters := countGrid(g)
+		res.Sim.Represented += counters.Work.Instructions
+		res.Engine = opt.Engine
+		gr, err := s.RunGrid(g, chip, res.Engine)
+		if err != nil {
+			return nil, err
+		}
+		if d == 0 {
+			res.Counters, res.CoreBusyUs = counters, gr.CoreBusyUs
+			res.Occupancy, res.Registers = gr.Occupancy, gr.Registers
+		}
+		res.Sim.Instructions += gr.Instructions
+		res.Sim.Events += gr.Events
+		sumCycles += gr.Cycles
+		sumIdle += gr.IdleSGCycles
+		for l := range res.LevelBytes {
+			res.LevelBytes[l] += gr.LevelBytes[l] / float64(opt.Draws)
+		}
+		util.addScaled(gr.Utilization, 1/float64(opt.Draws))
+	}
+	res.KernelCycles = sumCycles / float64(opt.Draws)
+	res.IdleSGCycles = sumIdle / float64(opt.Draws)
+	res.Utilization = util
+	finish(res, p.FLOPs(), chip, start)
+	return res, nil
+}
+
+// RunMulMat predicts the time of one MUL_MAT: the kernel the host picks
+// (tile.ChooseDense) on the chip, path selecting kernel_mul_mm's body (the
+// chip's default: DefaultPath), plus one dispatch boundary. The dispatch does
+// not depend on a routing, so it is timed once.
+func (s *Simulator) RunMulMat(p tile.DenseProblem, path tile.Path, chip *Chip, opt Options) (*Result, error) {
+	start := time.Now()
+	opt = opt.withDefaults()
+	g, kern, err := s.DenseGrid(p, path, chip)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Dense: p, KernelName: kern.String(), Chip: chip.Name, Engine: opt.Engine, Draws: 1}
+	if kern == tile.DenseMulMM {
+		res.Kernel.Path = path
+	}
+	res.Counters = countGrid(g)
+	res.Sim.Represented = res.Counters.Work.Instructions
+	gr, err := s.RunGrid(g, chip, res.Engine)
+	if err != nil {
+		return nil, err
+	}
+	res.CoreBusyUs, res.Occupancy, res.Registers = gr.CoreBusyUs, gr.Occupancy, gr.Registers
+	res.Sim.Instructions, res.Sim.Events = gr.Instructions, gr.Events
+	res.KernelCycles, res.IdleSGCycles, res.Utilization = gr.Cycles, gr.IdleSGCycles, gr.Utilization
+	res.LevelBytes = gr.LevelBytes
+	finish(res, p.FLOPs(), chip, start)
+	return res, nil
+}
+
+// DefaultPath returns the kernel_mul_mm body llama.cpp compiles on a chip: the
+// tensor path where the chip has it enabled by default, else simdgroup.
+func DefaultPath(chip *Chip) tile.Path {
+	if chip.TensorPath {
+		return tile.Tensor
+	}
+	return tile.Simdgroup
+}
+
+// finish fills the derived fields of a one-dispatch result.
+func finish(res *Result, flops float64, chip *Chip, start time.Time) {
+	res.KernelUs = res.KernelCycles / chip.ClockMHz.Value
+	res.OverheadUs = chip.DispatchOverheadUs.Value
+	res.TotalUs = res.KernelUs + res.OverheadUs
+	res.TFLOPS = flops / (res.TotalUs * 1e-6) / 1e12
+	res.Limiter = limiter(res.Utilization, res.Counters.Work.MMA8 > 0)
+	res.Sim.Wall = time.Since(start)
+}
+
+// countGrid sums the program counts of every threadgroup of a grid.
+func countGrid(g *Grid) Counters {
+	n := map[*isa.Program]int64{}
+	var order []*isa.Program
+	for i := 0; i < g.Launched; i++ {
+		p, _ := g.TG(i)
+		if n[p] == 0 {
+			order = append(order, p)
+		}
+		n[p]++
+	}
+	c := Counters{Launched: int64(g.Launched)}
+	for _, p := range order {
+		if p.Exit {
+			c.Exited += n[p]
+		} else {
+			c.Active += n[p]
+		}
+		c.Work.Add(p.Counts().Scale(n[p]))
+		c.Skipped.Add(p.Skipped.Scale(n[p]))
+	}
+	return c
+}

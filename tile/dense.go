@@ -1,0 +1,292 @@
+package tile
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/isa"
+)
+
+// The dense MUL_MAT kernels (kernel-facts §2.1, §3, §5.1). The host picks one of
+// three kernels by the problem's shape; kernel_mul_mm is built here on both
+// paths, the mat-vec kernels in mulmv.go and mulmvext.go.
+//
+// kernel_mul_mm, simdgroup path (§3): the 64x32 tile, 4 simdgroups, the same
+// A/B staging, fragment loads and 8x8 MMAs as mul_mm_id (tile/build.go) with
+// B rows read contiguously (token r1 + j) and upstream clamping of padding rows;
+// no routing reads and no early exits. Epilogue: when bc_out is off or the tile
+// is full, each simdgroup stores its eight 8x8 accumulators straight to dst
+// (store_acc_dev); otherwise barrier, accumulators to the float staging buffer,
+// barrier, and simdgroup 0 copies it out, one lane per token row (copy_out,
+// §3.6). Threadgroup memory 6144 bytes, or 8192 when bc_out (§2.1 table).
+//
+// kernel_mul_mm, tensor path (§5.1): the 64x128 tile, 4 simdgroups; per k-step
+// each thread decodes one 16-weight chunk of the A tile (row-major half, 4096
+// bytes) and stores it; barrier; one matmul2d run (M = 128 tokens, N = 64 rows,
+// K = 32, transpose_right, relaxed_precision) whose left operand is a view
+// straight on src1 in device memory (matmul2d_dev: the activations are not
+// staged; with relaxed precision a float operand is truncated to 10 mantissa
+// bits); barrier. The cooperative destination is stored straight to dst,
+// bounded by the tensor extents (store_coop_dev).
+//
+// Assumptions (not in the documents):
+//   - denseSetupInts: the dense kernels' prologue arithmetic (thread, row and
+//     token indices, batch offsets from function constants, 64-bit pointers),
+//     mul_mm_id's setup without the routing id's division.
+//   - Rows past M in the tensor path's last row tile are zero-filled by the
+//     kernel; the model decodes the clamped last row instead. The outputs are
+//     the same (those rows are never stored) and so is the instruction count
+//     unless a whole simdgroup's rows lie past M.
+//   - The bounds-checked K tail (bc_inp, K % 32 != 0) is not modelled: such
+//     problems are rejected with an error naming k.
+const denseSetupInts = 16
+
+// DenseProblem is one MUL_MAT of a weight matrix and a batch of activation
+// rows without broadcasting (test-backend-ops bs=[1,1], nr=[1,1],
+// per=[0,1,2,3], v=0): dst[j][i] = Σ_k W[i][k] · src1[j][k].
+type DenseProblem struct {
+	M     int          // ne01 [m]: weight rows (dst rows)
+	N     int          // ne11 [n]: activation rows (tokens)
+	K     int          // ne00 [k]: reduction length
+	TypeA dequant.Type // [type_a]: weight type
+	HalfB bool         // [type_b=f16]: activations are f16 instead of f32
+}
+
+// Validate reports the first field outside its allowed range.
+func (p DenseProblem) Validate() error {
+	for _, c := range []struct {
+		name      string
+		v, lo, hi int
+	}{{"m", p.M, 1, MaxDim}, {"n", p.N, 1, MaxTokens}, {"k", p.K, 1, MaxDim}} {
+		if c.v < c.lo || c.v > c.hi {
+			return fmt.Errorf("problem: %s = %d: must be in [%d, %d]", c.name, c.v, c.lo, c.hi)
+		}
+	}
+	if !p.TypeA.Valid() {
+		return fmt.Errorf("problem: type_a = %d: unknown type", p.TypeA)
+	}
+	if _, err := p.TypeA.RowBytes(p.K); err != nil {
+		return fmt.Errorf("problem: %w", err)
+	}
+	return nil
+}
+
+// String renders the problem in test-backend-ops' vars syntax (the plain-case
+// keys only).
+func (p DenseProblem) String() string {
+	tb := "f32"
+	if p.HalfB {
+		tb = "f16"
+	}
+	return fmt.Sprintf("type_a=%s,type_b=%s,m=%d,n=%d,k=%d", p.TypeA, tb, p.M, p.N, p.K)
+}
+
+// FLOPs returns the floating-point operations test-backend-ops credits the case
+// with: 2·m·n·k.
+func (p DenseProblem) FLOPs() float64 { return 2 * float64(p.M) * float64(p.N) * float64(p.K) }
+
+// DenseKernel is the Metal kernel the host runs for a MUL_MAT.
+type DenseKernel uint8
+
+// The three dense kernels.
+const (
+	DenseMulMV    DenseKernel = iota // kernel_mul_mv_<type>_f32: mat-vec, one token per threadgroup
+	DenseMulMVExt                    // kernel_mul_mv_ext: 2-8 tokens per threadgroup
+	DenseMulMM                       // kernel_mul_mm: the mat-mat tile
+)
+
+// String returns the kernel's short name: "mul_mv", "mul_mv_ext" or "mul_mm".
+func (k DenseKernel) String() string {
+	switch k {
+	case DenseMulMVExt:
+		return "mul_mv_ext"
+	case DenseMulMM:
+		return "mul_mm"
+	}
+	return "mul_mv"
+}
+
+// extTypes are the weight types (of those metalsim decodes) that have a
+// mul_mv_ext kernel for 2 <= n <= 8 (kernel-facts §2.1; iq types never do).
+var extTypes = []dequant.Type{dequant.F32, dequant.F16, dequant.Q4_0, dequant.Q8_0}
+
+// ChooseDense applies the host's kernel choice (kernel-facts §2.1, in order):
+// mul_mv_ext for f32 activations, k % 128 == 0, 2 <= n <= 8 and a type that has
+// one; mul_mm for k >= 64 and n > 8 (every chip metalsim knows has simdgroup
+// matrices); mul_mv otherwise.
+func ChooseDense(p DenseProblem) DenseKernel {
+	switch {
+	case !p.HalfB && p.K%128 == 0 && p.N >= 2 && p.N <= 8 && slices.Contains(extTypes, p.TypeA):
+		return DenseMulMVExt
+	case p.K >= 64 && p.N > 8:
+		return DenseMulMM
+	}
+	return DenseMulMV
+}
+
+// MMBuilder makes the programs of the dense kernel_mul_mm for one problem on one
+// path and caches them by tile context. It is safe for concurrent use; returned
+// programs are immutable.
+type MMBuilder struct {
+	Problem DenseProblem
+	Path    Path
+	// BCOut is the bc_out function constant: M or N is not a multiple of the
+	// tile. On the simdgroup path partial tiles then store through the staging
+	// buffer, and the threadgroup memory is 8192 bytes instead of 6144; the
+	// tensor path's stores are bounded by the tensor extents.
+	BCOut  bool
+	inner  *Builder // the mul_mm_id staging and compute the simdgroup path shares
+	rowBPS float64
+
+	mu    sync.Mutex
+	cache map[Context]*isa.Program
+}
+
+// NewMMBuilder validates the problem for kernel_mul_mm on a path.
+func NewMMBuilder(p DenseProblem, path Path) (*MMBuilder, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if p.K%32 != 0 {
+		return nil, fmt.Errorf("problem: k = %d: must be a multiple of 32 for mul_mm (the bounds-checked K tail, bc_inp, is not modelled)", p.K)
+	}
+	if path != Simdgroup && path != Tensor {
+		return nil, fmt.Errorf("path = %d: must be simdgroup or tensor", path)
+	}
+	rb, _ := p.TypeA.RowBytes(p.K)
+	b := &MMBuilder{Problem: p, Path: path, rowBPS: float64(rb) * 32 / float64(p.K), cache: map[Context]*isa.Program{}}
+	_, nr1 := b.TileShape()
+	b.BCOut = p.M%64 != 0 || p.N%nr1 != 0
+	b.inner = &Builder{Kernel: Kernel{Variant: Upstream(), Path: Simdgroup}, typeA: p.TypeA, halfB: p.HalfB, rowBPS: b.rowBPS}
+	return b, nil
+}
+
+// TileShape returns the weight rows and tokens of one tile: 64x32 on the
+// simdgroup path, 64x128 on the tensor path.
+func (b *MMBuilder) TileShape() (nr0, nr1 int) {
+	if b.Path == Tensor {
+		return 64, 128
+	}
+	return 64, 32
+}
+
+// Grid returns the dispatch grid (x = token tiles, y = row tiles, z = 1).
+func (b *MMBuilder) Grid() [3]int {
+	nr0, nr1 := b.TileShape()
+	return [3]int{ceilDiv(b.Problem.N, nr1), ceilDiv(b.Problem.M, nr0), 1}
+}
+
+// Context returns the tile context of threadgroup (x, y): Repeat when an earlier
+// token tile of the same row tile (the threadgroup just before it in dispatch
+// order) read the same weights.
+func (b *MMBuilder) Context(x, y int) Context {
+	nr0, nr1 := b.TileShape()
+	p := b.Problem
+	return Context{Rows: min(nr0, p.M-y*nr0), Tokens: min(nr1, p.N-x*nr1), Steps: p.K / 32, Repeat: x > 0}
+}
+
+// Program returns the (cached) program of a tile context.
+func (b *MMBuilder) Program(c Context) *isa.Program {
+	c.Repeat = false
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if p, ok := b.cache[c]; ok {
+		return p
+	}
+	var p *isa.Program
+	if b.Path == Tensor {
+		p = b.buildTensor(c)
+	} else {
+		p = b.buildSimdgroup(c)
+	}
+	if err := p.Validate(); err != nil {
+		panic(fmt.Sprintf("tile: mul_mm builder made an invalid program: %v", err)) // a builder bug, not bad input
+	}
+	p.Timing()
+	b.cache[c] = p
+	return p
+}
+
+func (b *MMBuilder) buildSimdgroup(c Context) *isa.Program {
+	g := DefaultGeometry()
+	tgMem := 6144
+	if b.BCOut {
+		tgMem = 8192
+	}
+	direct := !b.BCOut || (c.Rows == g.NR0 && c.Tokens == g.NR1)
+	p := &isa.Program{
+		Name:       fmt.Sprintf("mul_mm %s/simdgroup rows=%d tokens=%d steps=%d", b.Problem.TypeA, c.Rows, c.Tokens, c.Steps),
+		NSG:        g.NSG,
+		Steps:      c.Steps,
+		BaseRegs:   baseRegs,
+		TGMemBytes: tgMem,
+		Prologue:   make([][]isa.Op, g.NSG),
+		Body:       make([][]isa.Op, g.NSG),
+		Epilogue:   make([][]isa.Op, g.NSG),
+	}
+	p.Tiling = isa.Tiling{
+		NR0: g.NR0, NR1: g.NR1, NK: g.NK, Rows: c.Rows, Tokens: c.Tokens, Threads: 32 * g.NSG,
+		Layout: isa.Blocked8, AOff: 0, BOff: g.NR0 * g.NK, TGHalves: g.NR0*g.NK + g.NR1*g.NK,
+		StageStride: g.NR0, StageFloats: g.NR0 * g.NR1,
+		TypeA: b.Problem.TypeA, Strategy: dequant.ByteReads, HalfB: b.Problem.HalfB,
+		RowBytesPerStep: b.rowBPS,
+	}
+	for sg := 0; sg < g.NSG; sg++ {
+		pro := []isa.Op{alu(isa.ClassInt, denseSetupInts, 4)}
+		pro, body := b.inner.staging(p, sg, c, pro)
+		var epi []isa.Op
+		if !direct {
+			epi = append(epi, isa.Op{Code: isa.OpBarrier})
+		}
+		pro, body, epi = b.inner.simdgroupCompute(p, sg, c, pro, body, epi)
+		if direct {
+			for i, op := range epi {
+				epi[i] = isa.Op{Code: isa.OpStoreAccDev, A: op.A, Arg: op.Arg}
+			}
+		} else {
+			epi = append(epi, isa.Op{Code: isa.OpBarrier})
+			if sg == 0 {
+				epi = append(epi, isa.Op{Code: isa.OpCopyOut})
+			}
+		}
+		p.Prologue[sg], p.Body[sg], p.Epilogue[sg] = pro, body, epi
+	}
+	return p
+}
+
+func (b *MMBuilder) buildTensor(c Context) *isa.Program {
+	const nr0, nr1, nk, nsg = 64, 128, 32, 4
+	p := &isa.Program{
+		Name:       fmt.Sprintf("mul_mm %s/tensor rows=%d tokens=%d steps=%d", b.Problem.TypeA, c.Rows, c.Tokens, c.Steps),
+		NSG:        nsg,
+		Steps:      c.Steps,
+		BaseRegs:   baseRegs,
+		TGMemBytes: nr0 * nk * 2,
+		Prologue:   make([][]isa.Op, nsg),
+		Body:       make([][]isa.Op, nsg),
+		Epilogue:   make([][]isa.Op, nsg),
+	}
+	p.Tiling = isa.Tiling{
+		NR0: nr0, NR1: nr1, NK: nk, Rows: c.Rows, Tokens: c.Tokens, Threads: 32 * nsg,
+		Layout: isa.RowMajor, AOff: 0, BOff: nr0 * nk, TGHalves: nr0 * nk,
+		StageStride: nr0, TypeA: b.Problem.TypeA, Strategy: dequant.ByteReads, HalfB: b.Problem.HalfB,
+		RowBytesPerStep: b.rowBPS,
+	}
+	// left = the tokens x k view on src1 (dextents(kExt, N - rb)), right = the
+	// A tile (dextents(32, 64), strides {1, 32}), transpose_right
+	p.Matmuls = []isa.Matmul{{M: nr1, N: nr0, K: nk, Left: isa.PackedView(0, nk, c.Tokens),
+		Right: isa.PackedView(0, nk, nr0), Used: true, Relaxed: true}}
+	for sg := 0; sg < nsg; sg++ {
+		// 128 A work items for 128 threads: one dequantize call per thread and step
+		p.Prologue[sg] = []isa.Op{alu(isa.ClassInt, denseSetupInts, 4)}
+		p.Body[sg] = []isa.Op{
+			{Code: isa.OpDequantA, N: 0}, {Code: isa.OpStoreA, N: 0},
+			alu(isa.ClassInt, stepInts, 2), {Code: isa.OpBarrier},
+			{Code: isa.OpMatmul2DDev, A: 0}, {Code: isa.OpBarrier},
+		}
+		p.Epilogue[sg] = []isa.Op{{Code: isa.OpStoreCoopDev, A: 0}}
+	}
+	return p
+}
