@@ -140,6 +140,9 @@ func LookupVariant(name string) (Variant, error) {
 const (
 	MaxThreadsPerTG  = 1024
 	MaxTGMemoryBytes = 32768
+	// MaxTileExtent bounds every geometry number before the rules multiply
+	// them (32 KB of threadgroup memory allows far less anyway).
+	MaxTileExtent = 1 << 16
 )
 
 // TGMemoryBytes returns the threadgroup memory the kernel declares: the A and B
@@ -157,6 +160,20 @@ func (v Variant) Validate(path Path) error {
 		errs = append(errs, fmt.Errorf("variant %q: "+format, append([]any{v.Name}, a...)...))
 	}
 	g := v.Geometry
+	// every extent in range first: the rules below multiply them
+	inRange := true
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"nr0", g.NR0}, {"nr1", g.NR1}, {"nr1h", g.NR1H}, {"nk", g.NK}, {"simdgroups", g.NSG}, {"sg_rows", g.SGRows}, {"sg_cols", g.SGCols}} {
+		if f.v < 0 || f.v > MaxTileExtent {
+			bad("%s = %d: must be in [0, %d] (and satisfy the rules below)", f.name, f.v, MaxTileExtent)
+			inRange = false
+		}
+	}
+	if !inRange {
+		return errors.Join(errs...)
+	}
 	if g.NSG < 1 || 32*g.NSG > MaxThreadsPerTG {
 		bad("simdgroups = %d: threads 32*simdgroups must be in [32, %d]", g.NSG, MaxThreadsPerTG)
 	}
@@ -202,6 +219,15 @@ func (v Variant) Validate(path Path) error {
 	}
 	if v.Codebook > dequant.WordReads {
 		bad("codebook = %d: must be bytes or words", v.Codebook)
+	}
+	if v.Padding > PadZero {
+		bad("b_padding = %d: must be restage or zero", v.Padding)
+	}
+	if v.BExtents > ExtentsFixed {
+		bad("b_extents = %d: must be upstream or fixed", v.BExtents)
+	}
+	if v.DualDescriptor && !v.HalfSkip {
+		bad("dual_descriptor: needs half_skip (the half-tile descriptor is what the skip runs)")
 	}
 	return errors.Join(errs...)
 }

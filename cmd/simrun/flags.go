@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/sim"
@@ -45,30 +46,56 @@ func (f *problemFlags) problem() (tile.Problem, error) {
 
 // kernelFlags choose the kernel variant and path.
 type kernelFlags struct {
-	variant, path string
+	variant string
+	path    pathFlag
+}
+
+// pathFlag is --path: it remembers whether it was given, so that a spec
+// file's path wins over the command's default but not over the flag.
+type pathFlag struct {
+	val string
+	set bool
+}
+
+func (p *pathFlag) String() string { return p.val }
+
+func (p *pathFlag) Set(s string) error {
+	p.val, p.set = s, true
+	return nil
 }
 
 func (f *kernelFlags) register(fs *flag.FlagSet, defPath string) {
-	fs.StringVar(&f.variant, "variant", "upstream", "kernel variant (upstream, halftile, halftile-dual, tile64x8)")
-	fs.StringVar(&f.path, "path", defPath, "kernel path: simdgroup or tensor (default: the chip's llama.cpp default)")
+	var names []string
+	for _, v := range tile.Builtin() {
+		names = append(names, v.Name)
+	}
+	fs.StringVar(&f.variant, "variant", "upstream", "kernel variant: a built-in ("+strings.Join(names, ", ")+
+		"; simrun variants) or a .toml spec file (docs/variants/)")
+	f.path.val = defPath
+	fs.Var(&f.path, "path", "kernel path: simdgroup or tensor (default: the spec file's path, else the chip's llama.cpp default)")
 }
 
 func (f *kernelFlags) kernel(chip *sim.Chip) (tile.Kernel, error) {
-	v, err := tile.LookupVariant(f.variant)
+	v, specPath, err := tile.LoadVariant(f.variant)
 	if err != nil {
 		return tile.Kernel{}, fmt.Errorf("--variant: %w", err)
 	}
 	path := tile.Simdgroup
-	if chip != nil && chip.TensorPath {
-		path = tile.Tensor
-	}
-	if f.path != "" {
-		if path, err = tile.ParsePath(f.path); err != nil {
+	switch {
+	case f.path.set || specPath == nil && f.path.val != "":
+		if path, err = tile.ParsePath(f.path.val); err != nil {
 			return tile.Kernel{}, fmt.Errorf("--path: %w", err)
 		}
+	case specPath != nil:
+		path = *specPath
+	case chip != nil && chip.TensorPath:
+		path = tile.Tensor
 	}
 	k := tile.Kernel{Variant: v, Path: path}
-	return k, v.Validate(path)
+	if err := v.Validate(path); err != nil {
+		return k, fmt.Errorf("--variant %s on the %s path: %w", f.variant, path, err)
+	}
+	return k, nil
 }
 
 // chipFlags pick a chip by name or from a file.

@@ -37,7 +37,14 @@ func commands() []command {
 		{"chips", "list the chips metalsim knows, or print one chip file", runChips},
 		{"validate", "predict measured rows (calibration TSVs, test-backend-ops logs) and report the error", runValidate},
 		{"fit", "fit named chip parameters to measurement files and write a new chip file", runFit},
+		{"compare", "two variants side by side over chips, shapes or a model layer and a list of n (µs, delta, counters, occupancy; --plot)", runCompare},
+		{"sweep", "cartesian design-space sweep over n, variants, chips, routing and skew; CSV/JSON, parallel, --shard i/N", runSweep},
+		{"merge", "join sharded sweep outputs into the bytes of one unsharded run", runMerge},
+		{"model", "every expert matmul of one MoE layer of a model (--preset or --gguf) and the layer total", runModel},
 		{"isa", "print the op table as Markdown (docs/isa.md)", runISA},
+		{"variants", "list the kernel variants and their knobs, or print one as a TOML spec", runVariants},
+		{"trace", "write a Perfetto / chrome://tracing timeline of one dispatch (detailed engine)", runTrace},
+		{"occupancy", "resident threadgroups and simdgroups per core, the limiter, and a table over registers", runOccupancy},
 	}
 }
 

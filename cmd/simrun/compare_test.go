@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const tinyGGUF = "../../models/testdata/tiny-moe.gguf"
+
+func compareArgs(extra ...string) []string {
+	args := append([]string{"compare"}, sweepSmallShape...)
+	return append(append(args, "--n", "32,64"), extra...)
+}
+
+func TestCompareText(t *testing.T) {
+	// flags may follow the variants
+	code, out, errb := simrunCmd(append(compareArgs("upstream", "halftile"), "--chip", "M1 Pro,M5")...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	for _, w := range []string{"A = upstream, B = halftile", "Δ µs", "half-tiles skipped A/B", "MMAs A/B", "occupancy A/B",
+		"limiter A/B", "M1 Pro 16-core GPU", "M5 10-core GPU", "(8x8x8)", "(16x16x16)", "m=64,k=64"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	if n := strings.Count(out, "m=64,k=64"); n != 4 {
+		t.Errorf("%d rows, want 2 chips x 2 n", n)
+	}
+}
+
+func TestCompareCSVAndJSON(t *testing.T) {
+	code, out, errb := simrunCmd("compare", "--experts", "16", "--used", "4", "--type", "f16", "--draws", "1", "--n", "32,64",
+		"--format", "csv", "--shapes", "64x64,128x64", "upstream", "halftile")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 5 || recs[0][0] != "chip" || recs[1][1] != "m=64,k=64" || recs[2][1] != "m=128,k=64" || recs[3][2] != "64" {
+		t.Fatalf("csv %v", recs)
+	}
+	for _, r := range recs[1:] {
+		a, _ := strconv.ParseFloat(r[5], 64)
+		b, _ := strconv.ParseFloat(r[8], 64)
+		d, _ := strconv.ParseFloat(r[9], 64)
+		if a <= 0 || b <= 0 || d != b-a {
+			t.Fatalf("row %v: delta is not B - A", r)
+		}
+	}
+	code, out, errb = simrunCmd(compareArgs("--format", "json", "upstream", "tile64x8")...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	var rows []compareRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 2 || rows[0].B.Variant != "tile64x8" {
+		t.Fatalf("json %v %v", rows, err)
+	}
+}
+
+func TestCompareModelAndPlot(t *testing.T) {
+	dir := t.TempDir()
+	png, svg := filepath.Join(dir, "c.png"), filepath.Join(dir, "c.svg")
+	code, out, errb := simrunCmd("compare", "--gguf", tinyGGUF, "--n", "32,64", "--draws", "1", "--plot", png, "upstream", "halftile")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	for _, w := range []string{"model tiny-moe", "gate", "up", "down", "layer", "plot: " + png} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	if data, err := os.ReadFile(png); err != nil || !bytes.HasPrefix(data, []byte("\x89PNG")) {
+		t.Fatalf("png: %v", err)
+	}
+	code, _, errb = simrunCmd("compare", "--preset", "gpt-oss-20b", "--n", "32", "--draws", "1", "--plot", svg, "--format", "csv", "upstream", "halftile")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	if data, err := os.ReadFile(svg); err != nil || !bytes.Contains(data, []byte("<svg")) {
+		t.Fatalf("svg: %v", err)
+	}
+}
+
+func TestCompareErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"upstream"}, "want two variants A B, got 1 arguments"},
+		{[]string{"upstream", "halftile", "tile64x8"}, "want two variants A B, got 3"},
+		{[]string{"upstream", "nope"}, `variant B: unknown variant "nope"`},
+		{[]string{"nope.toml", "upstream"}, "variant A: variant spec: open nope.toml"},
+		{[]string{"--preset", "qwen3-30b", "--m", "64", "upstream", "halftile"}, "--m: the model sets it"},
+		{[]string{"--preset", "qwen3-30b", "--gguf", tinyGGUF, "upstream", "halftile"}, "--preset and --gguf: give one model"},
+		{[]string{"--preset", "llama", "upstream", "halftile"}, `--preset: unknown model preset "llama"`},
+		{[]string{"--shapes", "64x", "upstream", "halftile"}, `--shapes: "64x": want MxK`},
+		{[]string{"--shapes", "64x64", "--m", "64", "upstream", "halftile"}, "--shapes: give either --shapes or --m/--k"},
+		{[]string{"--shapes", "64x48", "upstream", "halftile"}, "--shapes 64x48: --k: problem: k = 48"},
+		{[]string{"--plot", "x.jpg", "upstream", "halftile"}, `--plot "x.jpg": the file must end in .png or .svg`},
+		{[]string{"--format", "xml", "upstream", "halftile"}, `--format "xml"`},
+		{[]string{"--routing", "zipf", "upstream", "halftile"}, `--routing "zipf": give its parameter`},
+		{[]string{"--routing", "hot:99:0.5", "upstream", "halftile"}, "hot experts H = 99"},
+		{[]string{"--n", "-4", "upstream", "halftile"}, `--n: "-4"`},
+		{[]string{"--chip", "M9", "upstream", "halftile"}, `--chip: unknown chip "M9"`},
+		{[]string{"--path", "x", "upstream", "halftile"}, "--path"},
+		{[]string{"--seed", "0", "upstream", "halftile"}, "--seed = 0"},
+		{[]string{"--chip", "M1 Pro", "upstream", "halftile-dual"}, "M1 Pro 16-core GPU: variant halftile-dual on the simdgroup path"},
+	} {
+		args := compareArgs(tc.args...)
+		if strings.HasPrefix(tc.args[0], "--preset") || strings.HasPrefix(tc.args[0], "--shapes") {
+			args = append([]string{"compare", "--draws", "1", "--n", "32"}, tc.args...)
+		}
+		code, out, errb := simrunCmd(args...)
+		if code != exitBadUsed || !strings.Contains(errb, tc.want) || out != "" {
+			t.Errorf("%v: exit %d, %q, want exit 2 and %q", tc.args, code, errb, tc.want)
+		}
+	}
+	code, _, errb := simrunCmd("compare", "-h")
+	if code != exitOK {
+		t.Fatal("compare -h failed")
+	}
+	for _, w := range []string{"-plot", "-preset", "-gguf", "-shapes", "-routing", "-chip", "-path", "-format", "-n string", "-draws", "-type"} {
+		if !strings.Contains(errb, w) {
+			t.Errorf("compare -h lacks %q", w)
+		}
+	}
+}

@@ -1,0 +1,329 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/metalsim/metalsim/models"
+	"github.com/metalsim/metalsim/sim"
+)
+
+const modelSummary = `Predict every expert matmul of one MoE layer of a model — gate and up (m = expert FFN, k = hidden,
+the token's activation row broadcast to its slots: b = 1) and down (m = hidden, k = expert FFN, one
+activation row per slot: b = 0) — and the layer total, for each n, on a chip with a variant and a
+routing. The model is a preset (--preset; --list prints them with the config field and source of
+every number, and flags the numbers that could not be verified) or a GGUF file (--gguf; only the
+header is read: expert count, experts used, embedding length, expert FFN length and the expert
+tensors' types). The weight type is the GGUF's expert tensor types when known, else --type; --type
+given with --gguf overrides the file's types. Shared experts and dense layers run as plain MUL_MAT
+and are not part of the layer.
+
+usage: simrun model (--preset NAME | --gguf FILE | --list) [flags]`
+
+// modelRow is one matmul (or the layer total) at one n.
+type modelRow struct {
+	N          int     `json:"n"`
+	Matmul     string  `json:"matmul"`
+	Tensor     string  `json:"tensor"`
+	Type       string  `json:"type"`
+	M          int     `json:"m"`
+	K          int     `json:"k"`
+	B          int     `json:"b"`
+	Us         float64 `json:"us"`
+	KernelUs   float64 `json:"kernel_us"`
+	Map0Us     float64 `json:"map0_us"`
+	DispatchUs float64 `json:"dispatch_us"`
+	TFLOPS     float64 `json:"tflops"`
+	TGsPerCore int     `json:"tgs_per_core,omitempty"`
+	OccLimiter string  `json:"occupancy_limiter,omitempty"`
+	Limiter    string  `json:"limiter,omitempty"`
+	Skipped    int64   `json:"half_tiles_skipped"`
+	MMAs       int64   `json:"mmas"`
+	flops      float64
+}
+
+func runModel(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("model", modelSummary, stderr)
+	var sf simFlags
+	sf.register(fs)
+	preset := fs.String("preset", "", "model preset, by name or alias (--list shows them)")
+	ggufFile := fs.String("gguf", "", "read the model's expert shapes and tensor types from this GGUF file's header")
+	list := fs.Bool("list", false, "list the presets with every number's config field and source, and exit")
+	nFlag := fs.String("n", "512", "tokens: comma-separated list")
+	chipFlag := fs.String("chip", "M1 Pro 16-core GPU", "chip name or alias (simrun chips), or a chip .json file")
+	pathFlag := fs.String("path", "", "kernel path: simdgroup or tensor (default: a spec file's path, else the chip's)")
+	variantFlag := fs.String("variant", "upstream", "kernel variant: a built-in name or a .toml spec file")
+	routing := fs.String("routing", "uniform", "routing: uniform, zipf:S, hot:H:F or file:PATH")
+	typeA := fs.String("type", "q4_0", "weight type of every expert tensor ("+weightTypeNames()+"); with --gguf it overrides the file's types")
+	typeB := fs.String("type-b", "f32", "activation type (f32, f16)")
+	format := fs.String("format", "text", "output: text, csv or json")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return fail(stderr, "model", fmt.Errorf("unexpected argument %q (model takes flags only)", fs.Arg(0)))
+	}
+	set := flagsGiven(fs)
+	if *list {
+		if *preset != "" || *ggufFile != "" {
+			return fail(stderr, "model", errors.New("--list: give it alone, without --preset or --gguf"))
+		}
+		return okOr(stderr, writePresets(stdout))
+	}
+	if *format != "text" && *format != "csv" && *format != "json" {
+		return fail(stderr, "model", fmt.Errorf("--format %q: allowed text, csv, json", *format))
+	}
+	m, err := loadModel(*preset, *ggufFile)
+	if err != nil {
+		return fail(stderr, "model", err)
+	}
+	ns, err := parseNList("n", *nFlag)
+	if err != nil {
+		return fail(stderr, "model", err)
+	}
+	chips, err := resolveChips(*chipFlag)
+	if err != nil {
+		return fail(stderr, "model", err)
+	}
+	if len(chips) != 1 {
+		return fail(stderr, "model", fmt.Errorf("--chip %q: give one chip (simrun compare and sweep take lists)", *chipFlag))
+	}
+	chip := chips[0]
+	if err := checkPath(*pathFlag); err != nil {
+		return fail(stderr, "model", err)
+	}
+	vas, err := resolveVariants("--variant", []string{*variantFlag})
+	if err != nil {
+		return fail(stderr, "model", err)
+	}
+	k, err := vas[0].kernel(chip, *pathFlag)
+	if err != nil {
+		return fail(stderr, "model", fmt.Errorf("--variant: %w", err))
+	}
+	shape := shapeFlags{typeA: *typeA, typeB: *typeB}
+	typ, halfB, err := shape.types()
+	if err != nil {
+		return fail(stderr, "model", err)
+	}
+	opt, err := sf.options()
+	if err != nil {
+		return fail(stderr, "model", err)
+	}
+	r, _, tokens, err := parseRouting(*routing, m.Used, m.Experts)
+	if err == nil && r == nil {
+		err = fmt.Errorf("--routing %q: give its parameter (zipf:S, hot:H:F)", *routing)
+	}
+	if err != nil {
+		return fail(stderr, "model", err)
+	}
+	if err := checkFileTokens([]routePoint{{r: r, file: tokens}}, ns, "n"); err != nil {
+		return fail(stderr, "model", err)
+	}
+	opt.Routing = r
+	lo := models.LayerOptions{Type: typ, ForceType: set["type"] || m.Tensors == nil, HalfB: halfB}
+	sm := sim.NewSimulator()
+	var rows []modelRow
+	for _, n := range ns {
+		lo.Tokens = n
+		mms, err := m.Layer(lo)
+		if err != nil {
+			return fail(stderr, "model", modelTypeHint(err))
+		}
+		total := modelRow{N: n, Matmul: "layer"}
+		for _, mm := range mms {
+			res, err := sm.Run(mm.Problem, k, chip, opt)
+			if err != nil {
+				return fail(stderr, "model", fmt.Errorf("%s, n = %d: %w", mm.Name, n, err))
+			}
+			row := modelRow{N: n, Matmul: mm.Name, Tensor: mm.Tensor, Type: mm.Problem.TypeA.String(), M: mm.Problem.M, K: mm.Problem.K,
+				Us: res.TotalUs, KernelUs: res.KernelUs, Map0Us: res.Map0Us, DispatchUs: res.OverheadUs, TFLOPS: res.TFLOPS,
+				TGsPerCore: res.Occupancy.TGsPerCore, OccLimiter: res.Occupancy.Limiter, Limiter: shortLimiter(res.Limiter),
+				Skipped: res.Counters.Skipped.HalfTiles, MMAs: res.Counters.Work.MMA8 + res.Counters.Work.MMA16, flops: mm.Problem.FLOPs()}
+			if mm.Problem.Broadcast {
+				row.B = 1
+			}
+			rows = append(rows, row)
+			total.Us += row.Us
+			total.KernelUs += row.KernelUs
+			total.Map0Us += row.Map0Us
+			total.DispatchUs += row.DispatchUs
+			total.Skipped += row.Skipped
+			total.MMAs += row.MMAs
+			total.flops += row.flops
+		}
+		total.TFLOPS = total.flops / (total.Us * 1e-6) / 1e12
+		rows = append(rows, total)
+	}
+	switch *format {
+	case "json":
+		err = writeModelJSON(stdout, m, chip, k.String(), opt, rows)
+	case "csv":
+		err = writeModelCSV(stdout, rows)
+	default:
+		writeModelHeader(stdout, m)
+		if set["type"] && m.Tensors != nil {
+			var decl []string
+			for _, t := range m.Tensors {
+				decl = append(decl, t.Role+" "+t.Type)
+			}
+			fmt.Fprintf(stdout, "  every expert tensor simulated as %s (--type); the file declares %s\n", typ, strings.Join(decl, ", "))
+		}
+		fmt.Fprintf(stdout, "MoE layer on %s, %s path, variant %s, routing %s (%d draws, seed %d, %s engine)\n\n",
+			chip.Name, k.Path, k.Name, r.Name(), opt.Draws, opt.Seed, opt.Engine)
+		err = writeModelText(stdout, rows)
+	}
+	return okOr(stderr, err)
+}
+
+// loadModel reads a preset or a GGUF file.
+func loadModel(preset, ggufFile string) (*models.Model, error) {
+	switch {
+	case preset != "" && ggufFile != "":
+		return nil, errors.New("--preset and --gguf: give one model")
+	case preset != "":
+		p, err := models.LookupPreset(preset)
+		if err != nil {
+			return nil, fmt.Errorf("--preset: %w", err)
+		}
+		return p.Model(), nil
+	case ggufFile != "":
+		m, err := models.ReadGGUF(ggufFile)
+		if err != nil {
+			return nil, fmt.Errorf("--gguf: %w", err)
+		}
+		return m, nil
+	}
+	return nil, errors.New("--preset or --gguf: name the model (simrun model --list shows the presets)")
+}
+
+// modelTypeHint adds what to do about a GGUF type metalsim does not decode.
+func modelTypeHint(err error) error {
+	if errors.Is(err, models.ErrUnsupportedType) {
+		return fmt.Errorf("--gguf: %w; pass --type to simulate every expert tensor as one supported type", err)
+	}
+	return err
+}
+
+// writeModelHeader prints the model, flagging unverified numbers.
+func writeModelHeader(w io.Writer, m *models.Model) {
+	fmt.Fprintf(w, "model %s: %d experts, top-%d, hidden %d, expert FFN %d (%s)\n", m.Name, m.Experts, m.Used, m.Hidden, m.FFN, m.Source)
+	if len(m.Unverified) > 0 {
+		fmt.Fprintf(w, "  unverified: %s (written from memory of the source, not checked: verify before relying on them)\n", strings.Join(m.Unverified, ", "))
+	}
+	for _, t := range m.Tensors {
+		fmt.Fprintf(w, "  %s: %s %v\n", t.Name, t.Type, t.Dims)
+	}
+	for _, n := range m.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+}
+
+func writeModelText(w io.Writer, rows []modelRow) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "n\tmatmul\ttensor\ttype\tm\tk\tb\tµs\tTFLOPS\toccupancy\tlimiter\thalf-tiles skipped\tMMAs\t")
+	for _, r := range rows {
+		occ, b, m, k := "", "", "", ""
+		if r.Matmul != "layer" {
+			occ = fmt.Sprintf("%d (%s)", r.TGsPerCore, r.OccLimiter)
+			b, m, k = strconv.Itoa(r.B), strconv.Itoa(r.M), strconv.Itoa(r.K)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%.2f\t%s\t%s\t%d\t%d\t\n",
+			r.N, r.Matmul, r.Tensor, r.Type, m, k, b, r.Us, r.TFLOPS, occ, r.Limiter, r.Skipped, r.MMAs)
+	}
+	return tw.Flush()
+}
+
+var modelColumns = []string{"n", "matmul", "tensor", "type", "m", "k", "b", "us", "kernel_us", "map0_us", "dispatch_us", "tflops",
+	"tgs_per_core", "occupancy_limiter", "limiter", "half_tiles_skipped", "mmas"}
+
+func writeModelCSV(w io.Writer, rows []modelRow) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(modelColumns); err != nil {
+		return err
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	for _, r := range rows {
+		if err := cw.Write([]string{strconv.Itoa(r.N), r.Matmul, r.Tensor, r.Type, strconv.Itoa(r.M), strconv.Itoa(r.K), strconv.Itoa(r.B),
+			f(r.Us), f(r.KernelUs), f(r.Map0Us), f(r.DispatchUs), f(r.TFLOPS), strconv.Itoa(r.TGsPerCore), r.OccLimiter, r.Limiter,
+			strconv.FormatInt(r.Skipped, 10), strconv.FormatInt(r.MMAs, 10)}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func writeModelJSON(w io.Writer, m *models.Model, chip *sim.Chip, kernel string, opt sim.Options, rows []modelRow) error {
+	doc := struct {
+		Model      string                `json:"model"`
+		Source     string                `json:"source"`
+		Experts    int                   `json:"experts"`
+		Used       int                   `json:"used"`
+		Hidden     int                   `json:"hidden"`
+		FFN        int                   `json:"expert_ffn"`
+		Unverified []string              `json:"unverified"`
+		Tensors    []models.ExpertTensor `json:"tensors,omitempty"`
+		Notes      []string              `json:"notes"`
+		Chip       string                `json:"chip"`
+		Kernel     string                `json:"kernel"`
+		Routing    string                `json:"routing"`
+		Draws      int                   `json:"draws"`
+		Seed       uint64                `json:"seed"`
+		Rows       []modelRow            `json:"rows"`
+	}{m.Name, m.Source, m.Experts, m.Used, m.Hidden, m.FFN, nonNilStrings(m.Unverified), m.Tensors, nonNilStrings(m.Notes),
+		chip.Name, kernel, opt.Routing.Name(), opt.Draws, opt.Seed, rows}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// writePresets lists the presets: every number with its config field, the
+// source, and an "unverified" mark where it could not be checked.
+func writePresets(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "preset\taliases\texperts\ttop-k\thidden\texpert FFN\tsource")
+	field := func(f models.Field) string {
+		s := fmt.Sprintf("%d (%s)", f.Value, f.Key)
+		if f.Unverified {
+			s += " unverified"
+		}
+		return s
+	}
+	var unverified []string
+	for _, p := range models.Presets() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, strings.Join(p.Aliases, ", "),
+			field(p.Experts), field(p.Used), field(p.Hidden), field(p.FFN), p.Source)
+		for _, f := range p.Fields() {
+			if f.Unverified {
+				unverified = append(unverified, p.Name)
+				break
+			}
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nNumbers were written from memory of each source's config.json without network access;")
+	if len(unverified) > 0 {
+		fmt.Fprintf(w, "those marked unverified (%s) need checking against the source before they are relied on.\n", strings.Join(unverified, ", "))
+	}
+	for _, p := range models.Presets() {
+		if p.Notes != "" {
+			fmt.Fprintf(w, "  %s: %s\n", p.Name, p.Notes)
+		}
+	}
+	return nil
+}

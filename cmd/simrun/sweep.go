@@ -1,0 +1,942 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/tile"
+)
+
+const sweepSummary = `Run a cartesian design-space sweep: every chip x variant x routing (x skew) x n, one timing
+prediction per point, in parallel over the cores (--workers). Output is one row per point, ordered
+by the point's cartesian index (chip slowest, n fastest), as CSV or JSON on stdout; the bytes are
+the same for any worker count. Each point's routing seed is derived from --seed, the point's routing
+and its n only (never from scheduling), so every chip and variant at one workload sees the same
+routing draws, and a point gives the same numbers in any sweep that contains it.
+
+Routing specs (--routing, comma-separated): uniform; zipf:S (popularity ~ 1/rank^S, S in [0, 8]);
+hot:H:F (a fraction F of the picks on the first H experts); file:PATH (an ids file: raw
+little-endian int32 n x n_used, or CSV with one token of n_used ids per line; it fixes n). A spec
+without its last parameter, zipf or hot:H, takes it from every --skew value in turn.
+
+Sharding (--shard i/N) runs every N-th point starting at i, so a sweep spreads over a batch system;
+simrun merge joins the shard outputs into exactly the bytes of the unsharded run:
+  Slurm array:      #SBATCH --array=0-15
+                    simrun sweep ... --shard $SLURM_ARRAY_TASK_ID/16 > shard-$SLURM_ARRAY_TASK_ID.csv
+  Kubernetes:       an Indexed Job (completionMode: Indexed, completions: 16) running
+                    simrun sweep ... --shard $JOB_COMPLETION_INDEX/16 > /out/shard-$JOB_COMPLETION_INDEX.csv
+  GNU parallel:     parallel 'simrun sweep ... --shard {}/8 > shard-{}.csv' ::: $(seq 0 7)
+  then:             simrun merge shard-*.csv > sweep.csv
+A point that fails (e.g. a variant invalid on a chip's path) is a row with the error column set, and
+the exit status is 1. A progress bar is drawn on stderr only when stderr is a terminal.
+(docs/sweep.md has the details.)
+
+usage: simrun sweep [flags]`
+
+// ---------------------------------------------------------------------------
+// Flag helpers shared by sweep, compare and model.
+
+// splitList splits a comma-separated flag value; items are trimmed and empty
+// items dropped.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// parseNList parses a comma-separated list of token counts.
+func parseNList(flagName, s string) ([]int, error) {
+	items := splitList(s)
+	if len(items) == 0 {
+		return nil, fmt.Errorf("--%s %q: want a comma-separated list of token counts", flagName, s)
+	}
+	out := make([]int, 0, len(items))
+	for _, it := range items {
+		n, err := strconv.Atoi(it)
+		if err != nil || n < 1 || n > tile.MaxTokens {
+			return nil, fmt.Errorf("--%s: %q: must be an integer in [1, %d]", flagName, it, tile.MaxTokens)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// parseFloatList parses a comma-separated list of numbers.
+func parseFloatList(flagName, s string) ([]float64, error) {
+	var out []float64
+	for _, it := range splitList(s) {
+		v, err := strconv.ParseFloat(it, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("--%s: %q: not a number", flagName, it)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// resolveChips looks up a comma-separated list of chips: names or aliases
+// (simrun chips), or chip files (*.json).
+func resolveChips(s string) ([]*sim.Chip, error) {
+	items := splitList(s)
+	if len(items) == 0 {
+		return nil, fmt.Errorf("--chip %q: want one or more chips (simrun chips lists them)", s)
+	}
+	var out []*sim.Chip
+	for _, it := range items {
+		var c *sim.Chip
+		var err error
+		if strings.HasSuffix(strings.ToLower(it), ".json") {
+			c, err = sim.LoadChipFile(it)
+		} else {
+			c, err = sim.LookupChip(it)
+		}
+		if err != nil {
+			// these commands take chip files in --chip itself
+			return nil, fmt.Errorf("--chip: %s", strings.Replace(err.Error(), "; or load one with --chip-file", "; or give a chip .json file", 1))
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// variantArg is a variant as given on the command line: a built-in name or a
+// spec file, which may fix the path.
+type variantArg struct {
+	arg  string
+	v    tile.Variant
+	path *tile.Path
+}
+
+// resolveVariants loads variants (built-in names or .toml spec files); label
+// names the flag or argument in errors.
+func resolveVariants(label string, args []string) ([]variantArg, error) {
+	if len(args) == 0 {
+		return nil, fmt.Errorf("%s: want one or more variants (simrun variants lists them)", label)
+	}
+	var out []variantArg
+	for _, a := range args {
+		v, path, err := tile.LoadVariant(a)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", label, err)
+		}
+		out = append(out, variantArg{arg: a, v: v, path: path})
+	}
+	return out, nil
+}
+
+// kernel picks the path (--path, else the spec file's, else the chip's
+// default) and validates the variant on it.
+func (va variantArg) kernel(chip *sim.Chip, pathFlag string) (tile.Kernel, error) {
+	path := tile.Simdgroup
+	switch {
+	case pathFlag != "":
+		p, err := tile.ParsePath(pathFlag)
+		if err != nil {
+			return tile.Kernel{}, fmt.Errorf("--path: %w", err)
+		}
+		path = p
+	case va.path != nil:
+		path = *va.path
+	case chip.TensorPath:
+		path = tile.Tensor
+	}
+	k := tile.Kernel{Variant: va.v, Path: path}
+	if err := va.v.Validate(path); err != nil {
+		return k, fmt.Errorf("variant %s on the %s path: %w", va.arg, path, err)
+	}
+	return k, nil
+}
+
+// checkPath validates --path early.
+func checkPath(s string) error {
+	if s == "" {
+		return nil
+	}
+	_, err := tile.ParsePath(s)
+	if err != nil {
+		return fmt.Errorf("--path: %w", err)
+	}
+	return nil
+}
+
+// routePoint is one routing of a sweep: a spec with all its parameters.
+type routePoint struct {
+	r    sim.Routing
+	skew string // the parameter taken from --skew ("" if none)
+	file int    // tokens of a file routing (0 otherwise)
+}
+
+// parseRouting parses one routing spec for a problem shape. partial reports a
+// spec without its last parameter (zipf, hot:H), which --skew completes.
+func parseRouting(spec string, used, experts int) (r sim.Routing, partial bool, fileTokens int, err error) {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("--routing %q: "+format, append([]any{spec}, a...)...)
+	}
+	probe := tile.Problem{Experts: experts, Used: used}
+	kind, rest, _ := strings.Cut(spec, ":")
+	switch kind {
+	case "uniform":
+		if rest != "" {
+			return nil, false, 0, bad("uniform takes no parameter")
+		}
+		return sim.UniformRouting{}, false, 0, nil
+	case "zipf":
+		if rest == "" {
+			return nil, true, 0, nil
+		}
+		s, err := strconv.ParseFloat(rest, 64)
+		if err != nil {
+			return nil, false, 0, bad("S %q: not a number", rest)
+		}
+		if err := tile.ValidateZipf(s); err != nil {
+			return nil, false, 0, bad("%v", err)
+		}
+		return sim.ZipfRouting{S: s}, false, 0, nil
+	case "hot":
+		hs, fs, hasF := strings.Cut(rest, ":")
+		h, err := strconv.Atoi(hs)
+		if err != nil {
+			return nil, false, 0, bad("H %q: want hot:H:F with H the number of hot experts", hs)
+		}
+		if !hasF {
+			if err := tile.ValidateHot(probe, h, 0); err != nil {
+				return nil, false, 0, bad("%v", err)
+			}
+			return sim.HotRouting{Experts: h}, true, 0, nil
+		}
+		f, err := strconv.ParseFloat(fs, 64)
+		if err != nil {
+			return nil, false, 0, bad("F %q: not a number (the fraction of picks on hot experts)", fs)
+		}
+		if err := tile.ValidateHot(probe, h, f); err != nil {
+			return nil, false, 0, bad("%v", err)
+		}
+		return sim.HotRouting{Experts: h, Fraction: f}, false, 0, nil
+	case "file":
+		if rest == "" {
+			return nil, false, 0, bad("want file:PATH")
+		}
+		ids, err := tile.ReadIDsFile(rest, used, experts)
+		if err != nil {
+			return nil, false, 0, fmt.Errorf("--routing: %w", err)
+		}
+		return sim.FileRouting{File: rest, IDs: ids.IDs}, false, ids.Tokens, nil
+	}
+	return nil, false, 0, bad("unknown routing (allowed: uniform, zipf:S, hot:H:F, file:PATH)")
+}
+
+// parseRoutings expands routing specs with the --skew values, in order.
+func parseRoutings(specs []string, skews []float64, used, experts int) ([]routePoint, error) {
+	if len(specs) == 0 {
+		return nil, errors.New("--routing: want one or more routings (uniform, zipf:S, hot:H:F, file:PATH)")
+	}
+	var out []routePoint
+	usedSkew := false
+	for _, spec := range specs {
+		r, partial, tokens, err := parseRouting(spec, used, experts)
+		if err != nil {
+			return nil, err
+		}
+		if !partial {
+			out = append(out, routePoint{r: r, file: tokens})
+			continue
+		}
+		if len(skews) == 0 {
+			return nil, fmt.Errorf("--routing %q: needs its parameter (zipf:S, hot:H:F) or --skew values", spec)
+		}
+		usedSkew = true
+		for _, s := range skews {
+			label := strconv.FormatFloat(s, 'g', -1, 64)
+			switch h := r.(type) {
+			case sim.HotRouting:
+				if err := tile.ValidateHot(tile.Problem{Experts: experts, Used: used}, h.Experts, s); err != nil {
+					return nil, fmt.Errorf("--skew %s for --routing %q: %v", label, spec, err)
+				}
+				out = append(out, routePoint{r: sim.HotRouting{Experts: h.Experts, Fraction: s}, skew: label})
+			default:
+				if err := tile.ValidateZipf(s); err != nil {
+					return nil, fmt.Errorf("--skew %s for --routing %q: %v", label, spec, err)
+				}
+				out = append(out, routePoint{r: sim.ZipfRouting{S: s}, skew: label})
+			}
+		}
+	}
+	if len(skews) > 0 && !usedSkew {
+		return nil, errors.New("--skew: no --routing takes it (give zipf or hot:H without their last parameter)")
+	}
+	return out, nil
+}
+
+// checkFileTokens fails when a file routing meets an n it does not hold.
+func checkFileTokens(routes []routePoint, ns []int, nFlag string) error {
+	for _, rp := range routes {
+		if rp.file == 0 {
+			continue
+		}
+		for _, n := range ns {
+			if n != rp.file {
+				return fmt.Errorf("--%s %d: --routing %s holds %d tokens (a file routing fixes n; use --%s %d)", nFlag, n, rp.r.Name(), rp.file, nFlag, rp.file)
+			}
+		}
+	}
+	return nil
+}
+
+// shapeFlags describe the expert matmul (without n) for sweep and compare.
+type shapeFlags struct {
+	experts, used, m, k int
+	typeA, typeB        string
+	bcast               bool
+}
+
+func (f *shapeFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&f.experts, "experts", 128, "experts holding weights (test-backend-ops n_mats)")
+	fs.IntVar(&f.used, "used", 8, "experts used per token (n_used)")
+	fs.IntVar(&f.m, "m", 768, "weight rows per expert")
+	fs.IntVar(&f.k, "k", 2048, "reduction length")
+	fs.StringVar(&f.typeA, "type", "q4_0", "weight type ("+weightTypeNames()+")")
+	fs.StringVar(&f.typeB, "type-b", "f32", "activation type (f32, f16)")
+	fs.BoolVar(&f.bcast, "b", false, "broadcast: all slots of a token read one activation row (b=1)")
+}
+
+func weightTypeNames() string {
+	var names []string
+	for _, t := range dequant.Types() {
+		names = append(names, t.String())
+	}
+	return strings.Join(names, ", ")
+}
+
+// types parses --type and --type-b.
+func (f *shapeFlags) types() (dequant.Type, bool, error) {
+	t, err := dequant.ParseType(f.typeA)
+	if err != nil {
+		return 0, false, fmt.Errorf("--type: %w", err)
+	}
+	switch f.typeB {
+	case "f32":
+		return t, false, nil
+	case "f16":
+		return t, true, nil
+	}
+	return 0, false, fmt.Errorf("--type-b %q: allowed f32, f16", f.typeB)
+}
+
+// problem returns the shape with n tokens and rows x k, validated.
+func (f *shapeFlags) problem(n, m, k int) (tile.Problem, error) {
+	t, halfB, err := f.types()
+	if err != nil {
+		return tile.Problem{}, err
+	}
+	p := tile.Problem{Experts: f.experts, Used: f.used, M: m, K: k, Tokens: n, Broadcast: f.bcast, TypeA: t, HalfB: halfB}
+	if err := p.Validate(); err != nil {
+		return p, flagError(err)
+	}
+	return p, nil
+}
+
+// flagError names the flag of a tile.Problem validation error.
+func flagError(err error) error {
+	s := err.Error()
+	for _, r := range []struct{ field, flag string }{
+		{"n_mats (experts)", "--experts"}, {"n_used (experts per token)", "--used"},
+		{"m (rows)", "--m"}, {"problem: k", "--k"}, {"n (tokens)", "--n"},
+	} {
+		if strings.Contains(s, r.field) {
+			return fmt.Errorf("%s: %w", r.flag, err)
+		}
+	}
+	return err
+}
+
+// parseWithArgs parses flags that may come before, between or after
+// positional arguments, and returns the positional ones.
+func parseWithArgs(fs *flag.FlagSet, args []string) ([]string, int, bool) {
+	var pos []string
+	for {
+		if code, ok := parse(fs, args); !ok {
+			return nil, code, false
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, 0, true
+		}
+		if rest[0] == "--" || len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), 0, true
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// flagsGiven returns the names of the flags given on the command line.
+func flagsGiven(fs *flag.FlagSet) map[string]bool {
+	m := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { m[f.Name] = true })
+	return m
+}
+
+// shortLimiter is a one-word name of a sim limiter, for tables and files.
+func shortLimiter(s string) string {
+	switch s {
+	case sim.LimitMatrix:
+		return "matrix"
+	case sim.LimitALU:
+		return "issue"
+	case sim.LimitConvert:
+		return "conversions"
+	case sim.LimitTensor:
+		return "tensor"
+	case sim.LimitTGMem:
+		return "tg-memory"
+	case sim.LimitL1:
+		return "l1"
+	case sim.LimitDRAM:
+		return "dram"
+	case sim.LimitLatency:
+		return "latency"
+	case sim.LimitDispatch:
+		return "launch"
+	}
+	return s
+}
+
+// stderrTerminal returns w as a file when it is a terminal (for progress bars).
+func stderrTerminal(w io.Writer) *os.File {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil
+	}
+	st, err := f.Stat()
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return f
+}
+
+// sweepProgress draws a progress bar on a terminal; nil draws nothing.
+type sweepProgress struct {
+	w      *os.File
+	total  int
+	start  time.Time
+	last   time.Time
+	label  string
+	closed bool
+}
+
+func newSweepProgress(stderr io.Writer, label string, total int) *sweepProgress {
+	f := stderrTerminal(stderr)
+	if f == nil {
+		return nil
+	}
+	return &sweepProgress{w: f, total: total, start: time.Now(), label: label}
+}
+
+func (p *sweepProgress) update(done int) {
+	if p == nil || p.closed {
+		return
+	}
+	now := time.Now()
+	if done < p.total && now.Sub(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = now
+	const width = 30
+	fill := width * done / max(p.total, 1)
+	el := now.Sub(p.start).Seconds()
+	eta := ""
+	if done > 0 && done < p.total {
+		eta = fmt.Sprintf(", ETA %.0f s", el/float64(done)*float64(p.total-done))
+	}
+	fmt.Fprintf(p.w, "\r%s [%s%s] %d/%d points, %.1f s%s\033[K", p.label, strings.Repeat("=", fill), strings.Repeat(" ", width-fill), done, p.total, el, eta)
+	if done >= p.total {
+		fmt.Fprintln(p.w)
+		p.closed = true
+	}
+}
+
+// ---------------------------------------------------------------------------
+// The sweep.
+
+// sweepRow is one point's result; the CSV columns and JSON fields follow
+// sweepColumns.
+type sweepRow struct {
+	Index            int     `json:"index"`
+	Points           int     `json:"points"`
+	Chip             string  `json:"chip"`
+	Variant          string  `json:"variant"`
+	Path             string  `json:"path"`
+	Routing          string  `json:"routing"`
+	Skew             string  `json:"skew"`
+	N                int     `json:"n"`
+	Experts          int     `json:"experts"`
+	Used             int     `json:"used"`
+	M                int     `json:"m"`
+	K                int     `json:"k"`
+	TypeA            string  `json:"type_a"`
+	TypeB            string  `json:"type_b"`
+	B                int     `json:"b"`
+	Engine           string  `json:"engine"`
+	Draws            int     `json:"draws"`
+	Seed             uint64  `json:"seed"`
+	TotalUs          float64 `json:"total_us"`
+	KernelUs         float64 `json:"kernel_us"`
+	Map0Us           float64 `json:"map0_us"`
+	DispatchUs       float64 `json:"dispatch_us"`
+	TFLOPS           float64 `json:"tflops"`
+	TGsPerCore       int     `json:"tgs_per_core"`
+	OccupancyLimiter string  `json:"occupancy_limiter"`
+	Limiter          string  `json:"limiter"`
+	Threadgroups     int64   `json:"threadgroups"`
+	Tiles            int64   `json:"tiles"`
+	Exited           int64   `json:"exited"`
+	HalfTilesSkipped int64   `json:"half_tiles_skipped"`
+	MMA8             int64   `json:"mma8"`
+	MMA8Skipped      int64   `json:"mma8_skipped"`
+	MMA16            int64   `json:"mma16"`
+	MMA16Skipped     int64   `json:"mma16_skipped"`
+	Matmul2D         int64   `json:"matmul2d"`
+	Matmul2DSkipped  int64   `json:"matmul2d_skipped"`
+	Error            string  `json:"error"`
+}
+
+// sweepColumns is the CSV header, in sweepRow field order.
+var sweepColumns = []string{"index", "points", "chip", "variant", "path", "routing", "skew", "n", "experts", "used", "m", "k",
+	"type_a", "type_b", "b", "engine", "draws", "seed", "total_us", "kernel_us", "map0_us", "dispatch_us", "tflops",
+	"tgs_per_core", "occupancy_limiter", "limiter", "threadgroups", "tiles", "exited", "half_tiles_skipped",
+	"mma8", "mma8_skipped", "mma16", "mma16_skipped", "matmul2d", "matmul2d_skipped", "error"}
+
+func (r *sweepRow) record() []string {
+	i := func(v int) string { return strconv.Itoa(v) }
+	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	return []string{i(r.Index), i(r.Points), r.Chip, r.Variant, r.Path, r.Routing, r.Skew, i(r.N), i(r.Experts), i(r.Used),
+		i(r.M), i(r.K), r.TypeA, r.TypeB, i(r.B), r.Engine, i(r.Draws), strconv.FormatUint(r.Seed, 10),
+		f(r.TotalUs), f(r.KernelUs), f(r.Map0Us), f(r.DispatchUs), f(r.TFLOPS), i(r.TGsPerCore), r.OccupancyLimiter, r.Limiter,
+		i64(r.Threadgroups), i64(r.Tiles), i64(r.Exited), i64(r.HalfTilesSkipped), i64(r.MMA8), i64(r.MMA8Skipped),
+		i64(r.MMA16), i64(r.MMA16Skipped), i64(r.Matmul2D), i64(r.Matmul2DSkipped), r.Error}
+}
+
+// fill copies a result into the row.
+func (r *sweepRow) fill(res *sim.Result) {
+	r.TotalUs, r.KernelUs, r.Map0Us, r.DispatchUs, r.TFLOPS = res.TotalUs, res.KernelUs, res.Map0Us, res.OverheadUs, res.TFLOPS
+	r.TGsPerCore, r.OccupancyLimiter, r.Limiter = res.Occupancy.TGsPerCore, res.Occupancy.Limiter, shortLimiter(res.Limiter)
+	c := res.Counters
+	r.Threadgroups, r.Tiles, r.Exited = c.Launched, c.Active, c.Exited
+	r.HalfTilesSkipped = c.Skipped.HalfTiles
+	r.MMA8, r.MMA8Skipped, r.MMA16, r.MMA16Skipped = c.Work.MMA8, c.Skipped.MMA8, c.Work.MMA16, c.Skipped.MMA16
+	r.Matmul2D, r.Matmul2DSkipped = c.Work.Matmul2D, c.Skipped.Matmul2D
+}
+
+// sweepWriter writes rows as CSV or JSON; merge uses the same framing, so
+// merged shards are byte-identical to an unsharded run.
+type sweepWriter struct {
+	w      io.Writer
+	json   bool
+	points int
+	rows   int
+	csv    *csv.Writer
+}
+
+func newSweepWriter(w io.Writer, asJSON bool, points int) (*sweepWriter, error) {
+	sw := &sweepWriter{w: w, json: asJSON, points: points}
+	if asJSON {
+		_, err := fmt.Fprintf(w, `{"points":%d,"rows":[`, points)
+		return sw, err
+	}
+	sw.csv = csv.NewWriter(w)
+	return sw, sw.csv.Write(sweepColumns)
+}
+
+// writeJSONRow writes one row's encoded object.
+func (sw *sweepWriter) writeJSONRow(raw []byte) error {
+	sep := ",\n"
+	if sw.rows == 0 {
+		sep = "\n"
+	}
+	sw.rows++
+	if _, err := io.WriteString(sw.w, sep); err != nil {
+		return err
+	}
+	_, err := sw.w.Write(raw)
+	return err
+}
+
+func (sw *sweepWriter) write(r *sweepRow) error {
+	if !sw.json {
+		return sw.csv.Write(r.record())
+	}
+	raw, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return sw.writeJSONRow(raw)
+}
+
+func (sw *sweepWriter) close() error {
+	if sw.json {
+		_, err := io.WriteString(sw.w, "\n]}\n")
+		return err
+	}
+	sw.csv.Flush()
+	return sw.csv.Error()
+}
+
+// sweepSpec is a parsed sweep: the axes, slowest first.
+type sweepSpec struct {
+	chips    []*sim.Chip
+	variants []variantArg
+	routes   []routePoint
+	ns       []int
+	shape    shapeFlags
+	path     string
+	opt      sim.Options
+}
+
+func (s *sweepSpec) points() int { return len(s.chips) * len(s.variants) * len(s.routes) * len(s.ns) }
+
+// row runs point i.
+func (s *sweepSpec) row(sm *sim.Simulator, i int) *sweepRow {
+	ni := i % len(s.ns)
+	ri := i / len(s.ns) % len(s.routes)
+	vi := i / len(s.ns) / len(s.routes) % len(s.variants)
+	ci := i / len(s.ns) / len(s.routes) / len(s.variants)
+	chip, va, rp, n := s.chips[ci], s.variants[vi], s.routes[ri], s.ns[ni]
+	typeA, halfB, _ := s.shape.types()
+	r := &sweepRow{Index: i, Points: s.points(), Chip: chip.Name, Variant: va.v.Name, Routing: rp.r.Name(), Skew: rp.skew,
+		N: n, Experts: s.shape.experts, Used: s.shape.used, M: s.shape.m, K: s.shape.k, TypeA: typeA.String(), TypeB: "f32",
+		Engine: s.opt.Engine.String(), Draws: s.opt.Draws, Seed: pointSeed(s.opt.Seed, rp.r.Name(), n)}
+	if halfB {
+		r.TypeB = "f16"
+	}
+	if s.shape.bcast {
+		r.B = 1
+	}
+	k, err := va.kernel(chip, s.path)
+	r.Path = k.Path.String()
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	p, err := s.shape.problem(n, s.shape.m, s.shape.k)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	opt := s.opt
+	opt.Seed, opt.Routing = r.Seed, rp.r
+	res, err := sm.Run(p, k, chip, opt)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	r.fill(res)
+	return r
+}
+
+// pointSeed derives a point's routing seed from the base seed and the point's
+// workload (routing and n): FNV-1a of both, mixed by splitmix64; never zero.
+func pointSeed(base uint64, routing string, n int) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s\x00%d", routing, n)
+	z := base ^ h.Sum64()
+	z += 0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	z ^= z >> 31
+	if z == 0 {
+		z = 1
+	}
+	return z
+}
+
+// parseShard parses --shard i/N.
+func parseShard(s string) (int, int, error) {
+	is, ns, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(is)
+	n, err2 := strconv.Atoi(ns)
+	if !ok || err1 != nil || err2 != nil {
+		return 0, 0, fmt.Errorf("--shard %q: want i/N (0-based shard i of N)", s)
+	}
+	if n < 1 {
+		return 0, 0, fmt.Errorf("--shard %q: N = %d: must be at least 1", s, n)
+	}
+	if i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("--shard %q: i = %d: must be in [0, %d)", s, i, n)
+	}
+	return i, n, nil
+}
+
+func runSweep(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("sweep", sweepSummary, stderr)
+	var shape shapeFlags
+	var sf simFlags
+	shape.register(fs)
+	sf.register(fs)
+	nFlag := fs.String("n", "32,64,128,256,512", "tokens: comma-separated list")
+	variantFlag := fs.String("variant", "upstream,halftile", "kernel variants: comma-separated built-in names or .toml spec files")
+	chipFlag := fs.String("chip", "M1 Pro 16-core GPU", "chips: comma-separated names or aliases (simrun chips), or chip .json files")
+	pathFlag := fs.String("path", "", "kernel path for every point: simdgroup or tensor (default: a spec file's path, else each chip's)")
+	routingFlag := fs.String("routing", "uniform", "routings: comma-separated uniform, zipf:S, hot:H:F, file:PATH; zipf and hot:H take --skew")
+	skewFlag := fs.String("skew", "", "values completing the routings given without their last parameter (zipf: S; hot:H: F)")
+	format := fs.String("format", "csv", "output: csv or json")
+	shard := fs.String("shard", "0/1", "run shard i of N (0-based): points i, i+N, i+2N, ...")
+	workers := fs.Int("workers", 0, "parallel workers (0: GOMAXPROCS); the output is the same for any value")
+	fs.Lookup("seed").Usage = "base seed: each point's routing seed derives from it, the point's routing and n (the seed column)"
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return fail(stderr, "sweep", fmt.Errorf("unexpected argument %q (sweep takes flags only)", fs.Arg(0)))
+	}
+	spec, err := parseSweepFlags(&shape, &sf, *nFlag, *variantFlag, *chipFlag, *pathFlag, *routingFlag, *skewFlag)
+	if err != nil {
+		return fail(stderr, "sweep", err)
+	}
+	if *format != "csv" && *format != "json" {
+		return fail(stderr, "sweep", fmt.Errorf("--format %q: allowed csv, json", *format))
+	}
+	si, sn, err := parseShard(*shard)
+	if err != nil {
+		return fail(stderr, "sweep", err)
+	}
+	if *workers < 0 {
+		return fail(stderr, "sweep", fmt.Errorf("--workers = %d: must be >= 0", *workers))
+	}
+	nw := *workers
+	if nw == 0 {
+		nw = runtime.GOMAXPROCS(0)
+	}
+	var idx []int
+	for i := si; i < spec.points(); i += sn {
+		idx = append(idx, i)
+	}
+	sw, err := newSweepWriter(stdout, *format == "json", spec.points())
+	if err != nil {
+		return fail(stderr, "sweep", err)
+	}
+	failed, firstErr, err := runPoints(spec, idx, nw, sw, newSweepProgress(stderr, "sweep", len(idx)))
+	if err == nil {
+		err = sw.close()
+	}
+	if err != nil {
+		return fail(stderr, "sweep", err)
+	}
+	if failed > 0 {
+		fmt.Fprintf(stderr, "simrun sweep: %d of %d points failed (error column); first: %s\n", failed, len(idx), firstErr)
+		return exitFailed
+	}
+	return exitOK
+}
+
+func parseSweepFlags(shape *shapeFlags, sf *simFlags, nFlag, variantFlag, chipFlag, pathFlag, routingFlag, skewFlag string) (*sweepSpec, error) {
+	ns, err := parseNList("n", nFlag)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := shape.problem(ns[0], shape.m, shape.k); err != nil {
+		return nil, err
+	}
+	variants, err := resolveVariants("--variant", splitList(variantFlag))
+	if err != nil {
+		return nil, err
+	}
+	chips, err := resolveChips(chipFlag)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPath(pathFlag); err != nil {
+		return nil, err
+	}
+	skews, err := parseFloatList("skew", skewFlag)
+	if err != nil {
+		return nil, err
+	}
+	routes, err := parseRoutings(splitList(routingFlag), skews, shape.used, shape.experts)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFileTokens(routes, ns, "n"); err != nil {
+		return nil, err
+	}
+	opt, err := sf.options()
+	if err != nil {
+		return nil, err
+	}
+	return &sweepSpec{chips: chips, variants: variants, routes: routes, ns: ns, shape: *shape, path: pathFlag, opt: opt}, nil
+}
+
+// runPoints runs the points idx (ascending) on nw workers sharing one
+// simulator and writes the rows in idx order as they complete.
+func runPoints(spec *sweepSpec, idx []int, nw int, sw *sweepWriter, pb *sweepProgress) (failed int, firstErr string, err error) {
+	sm := sim.NewSimulator()
+	jobs := make(chan int)
+	type done struct {
+		pos int
+		row *sweepRow
+	}
+	results := make(chan done)
+	var wg sync.WaitGroup
+	for w := 0; w < min(nw, max(len(idx), 1)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for pos := range jobs {
+				results <- done{pos, spec.row(sm, idx[pos])}
+			}
+		}()
+	}
+	stop := make(chan struct{})
+	go func() {
+		defer close(jobs)
+		for pos := range idx {
+			select {
+			case jobs <- pos:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+	pending := map[int]*sweepRow{}
+	next, completed := 0, 0
+	for d := range results {
+		completed++
+		pb.update(completed)
+		if err != nil {
+			continue // drain
+		}
+		pending[d.pos] = d.row
+		for pending[next] != nil {
+			r := pending[next]
+			delete(pending, next)
+			next++
+			if r.Error != "" {
+				if failed == 0 {
+					firstErr = fmt.Sprintf("point %d (%s, %s, %s, n = %d): %s", r.Index, r.Chip, r.Variant, r.Routing, r.N, r.Error)
+				}
+				failed++
+			}
+			if err = sw.write(r); err != nil {
+				close(stop)
+				break
+			}
+		}
+	}
+	return failed, firstErr, err
+}
+
+// ---------------------------------------------------------------------------
+// Reading sweep outputs back (merge).
+
+// sweepFile is one parsed sweep output.
+type sweepFile struct {
+	name   string
+	json   bool
+	points int              // -1: unknown (a CSV shard without rows)
+	rows   map[int][]byte   // index -> raw JSON object
+	recs   map[int][]string // index -> CSV record
+}
+
+// readSweepFile parses a sweep output (CSV or JSON, told by its first byte).
+func readSweepFile(name string, data []byte) (*sweepFile, error) {
+	sf := &sweepFile{name: name, points: -1, rows: map[int][]byte{}, recs: map[int][]string{}}
+	trim := bytes.TrimSpace(data)
+	if len(trim) == 0 {
+		return nil, fmt.Errorf("%s: empty (not a sweep output)", name)
+	}
+	add := func(where string, index, points int) error {
+		if sf.points < 0 {
+			sf.points = points
+		}
+		if points != sf.points {
+			return fmt.Errorf("%s: %s: points = %d, but earlier rows say %d (outputs of different sweeps?)", name, where, points, sf.points)
+		}
+		if index < 0 || index >= points {
+			return fmt.Errorf("%s: %s: index %d: must be in [0, points = %d)", name, where, index, points)
+		}
+		if sf.rows[index] != nil || sf.recs[index] != nil {
+			return fmt.Errorf("%s: %s: index %d appears twice", name, where, index)
+		}
+		return nil
+	}
+	if trim[0] == '{' {
+		sf.json = true
+		var doc struct {
+			Points *int              `json:"points"`
+			Rows   []json.RawMessage `json:"rows"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&doc); err != nil {
+			return nil, fmt.Errorf("%s: not a sweep JSON output: %w", name, err)
+		}
+		if doc.Points == nil || *doc.Points < 0 {
+			return nil, fmt.Errorf("%s: not a sweep JSON output: no \"points\" count", name)
+		}
+		sf.points = *doc.Points
+		for i, raw := range doc.Rows {
+			var r struct {
+				Index  *int `json:"index"`
+				Points *int `json:"points"`
+			}
+			if err := json.Unmarshal(raw, &r); err != nil || r.Index == nil || r.Points == nil {
+				return nil, fmt.Errorf("%s: row %d: want an object with \"index\" and \"points\"", name, i)
+			}
+			if err := add(fmt.Sprintf("row %d", i), *r.Index, *r.Points); err != nil {
+				return nil, err
+			}
+			sf.rows[*r.Index] = raw
+		}
+		return sf, nil
+	}
+	cr := csv.NewReader(bytes.NewReader(data))
+	cr.FieldsPerRecord = -1 // checked below, for a clearer message
+	header, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a sweep CSV output: %w", name, err)
+	}
+	if strings.Join(header, ",") != strings.Join(sweepColumns, ",") {
+		return nil, fmt.Errorf("%s: CSV header %q: not simrun sweep's columns (%s)", name, strings.Join(header, ","), strings.Join(sweepColumns, ","))
+	}
+	cr.FieldsPerRecord = len(sweepColumns)
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		index, err1 := strconv.Atoi(rec[0])
+		points, err2 := strconv.Atoi(rec[1])
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("%s: line %d: index %q, points %q: want integers", name, line, rec[0], rec[1])
+		}
+		if err := add(fmt.Sprintf("line %d", line), index, points); err != nil {
+			return nil, err
+		}
+		sf.recs[index] = rec
+	}
+	return sf, nil // a shard without points has points = -1: it adds nothing
+}

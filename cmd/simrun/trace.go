@@ -1,0 +1,363 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/metalsim/metalsim/isa"
+	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/trace"
+)
+
+const traceSummary = `Run one MUL_MAT_ID dispatch (mul_mm_id, one routing draw) on the detailed engine and write a
+Chrome trace-event JSON timeline that ui.perfetto.dev and chrome://tracing open (docs/trace.md):
+per traced core a process with a track per threadgroup slot (which tile: expert e, row tile y,
+token tile x, tokens) and per simdgroup of the slot (setup / stage / compute / store phases, barrier
+waits, idle), resident threadgroups per core, and the chip's DRAM bandwidth in GB/s.
+
+Size: 30 to 130 spans per µs per traced core, ~160 bytes each: the default (first 200 µs, cores 0,1)
+is 12,000-19,000 events and 2-3 MB on the M1 Pro, ~50,000 events and 8.5 MB on the M5's tensor path,
+about 1 s of simulation. Time and size grow with --window and --cores; --max-events caps the events
+(the trace then stops where the cap was hit, and simrun says so). The run stops at the first
+threadgroup finish after the window unless --full.
+
+--png FILE and --svg FILE draw the window as a Gantt picture (docs/tutorial.md): one row per simdgroup
+("c0 s1 sg2": core 0, threadgroup slot 1, simdgroup 2) grouped by core and slot, coloured by phase,
+barrier wait and idle, a grey threadgroup lane above each slot, a time axis in µs, and each kind's
+share of the simdgroup time in the legend. At most --rows simdgroup rows are drawn (whole slots, in
+core order; raise --rows or narrow --cores to see the rest). With a picture and no --out, no JSON
+is written.`
+
+func runTrace(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("trace", traceSummary, stderr)
+	var pf problemFlags
+	var kf kernelFlags
+	var cf chipFlags
+	pf.register(fs)
+	kf.register(fs, "")
+	cf.register(fs, "M1 Pro 16-core GPU")
+	seed := fs.Uint64("seed", 1, "seed of the routing draw")
+	out := fs.String("out", "trace.json", "output file (- for standard output, the summary then goes to standard error); not written when only --png/--svg are given")
+	window := fs.String("window", fmt.Sprintf("0:%d", sim.DefaultTraceWindowUs), "time window START:END in µs from the dispatch start")
+	cores := fs.String("cores", "0,1", "cores to trace: a list of numbers and ranges (0,2,4-7) or all")
+	maxEvents := fs.Int("max-events", sim.DefaultTraceMaxEvents, "cap on spans and counter samples")
+	idle := fs.Float64("idle", 0, "idle threshold in ns: a resident simdgroup that issues nothing for longer shows an idle span (0: twice the chip's DRAM latency)")
+	sample := fs.Float64("sample", sim.DefaultTraceSampleUs, "DRAM bandwidth counter interval in µs")
+	full := fs.Bool("full", false, "run the whole dispatch (to report its time) instead of stopping after the window")
+	pngFile := fs.String("png", "", "also draw the window as a Gantt picture into this .png file (- for standard output)")
+	svgFile := fs.String("svg", "", "also draw the window as a Gantt picture into this .svg file (- for standard output)")
+	maxRows := fs.Int("rows", trace.DefaultTimelineMaxRows, "most simdgroup rows in the --png/--svg picture (whole slots, in core order)")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if fs.NArg() > 0 {
+		return fail(stderr, "trace", fmt.Errorf("unexpected arguments %q (flags only)", fs.Args()))
+	}
+	p, err := pf.problem()
+	if err != nil {
+		return fail(stderr, "trace", err)
+	}
+	chip, err := cf.chip()
+	if err != nil {
+		return fail(stderr, "trace", err)
+	}
+	k, err := kf.kernel(chip)
+	if err != nil {
+		return fail(stderr, "trace", err)
+	}
+	if *seed == 0 {
+		return fail(stderr, "trace", errors.New("--seed = 0: must be positive"))
+	}
+	start, end, err := parseWindow(*window)
+	if err != nil {
+		return fail(stderr, "trace", err)
+	}
+	list, err := parseCores(*cores, int(chip.Cores.Value), chip.Name)
+	if err != nil {
+		return fail(stderr, "trace", err)
+	}
+	if *maxEvents < 1 {
+		return fail(stderr, "trace", fmt.Errorf("--max-events = %d: must be positive", *maxEvents))
+	}
+	if !(*idle >= 0) || *idle > 1e9 {
+		return fail(stderr, "trace", fmt.Errorf("--idle = %g: must be in [0, 1e9] ns", *idle))
+	}
+	if !(*sample > 0) || *sample > 1e6 {
+		return fail(stderr, "trace", fmt.Errorf("--sample = %g: must be in (0, 1e6] µs", *sample))
+	}
+	if n := (end - start) / *sample; n >= float64(*maxEvents) {
+		return fail(stderr, "trace", fmt.Errorf("--sample = %g: %.0f DRAM samples over the window leave no room under --max-events = %d", *sample, n, *maxEvents))
+	}
+	pics := []picture{{"png", *pngFile}, {"svg", *svgFile}}
+	writeJSON := *out != "" && (set["out"] || *pngFile == "" && *svgFile == "")
+	toStdout := 0
+	if writeJSON {
+		if err := checkOutFile("--out", *out, ""); err != nil {
+			return fail(stderr, "trace", err)
+		}
+		if *out == "-" {
+			toStdout++
+		}
+	}
+	for _, pc := range pics {
+		if pc.file == "" {
+			continue
+		}
+		if err := checkOutFile("--"+pc.format, pc.file, "."+pc.format); err != nil {
+			return fail(stderr, "trace", err)
+		}
+		if pc.file == "-" {
+			toStdout++
+		}
+	}
+	if toStdout > 1 {
+		return fail(stderr, "trace", errors.New("only one of --out, --png and --svg may be - (standard output)"))
+	}
+	if *maxRows < 1 || *maxRows > trace.MaxTimelineRows {
+		return fail(stderr, "trace", fmt.Errorf("--rows = %d: must be in [1, %d]", *maxRows, trace.MaxTimelineRows))
+	}
+	rec, err := sim.NewTraceRecorder(sim.TraceOptions{StartUs: start, EndUs: end, Cores: list, MaxEvents: *maxEvents,
+		IdleNs: *idle, SampleUs: *sample, Full: *full})
+	if err != nil {
+		return fail(stderr, "trace", err)
+	}
+	res, err := sim.NewSimulator().TraceRun(p, k, chip, *seed, rec)
+	if err != nil {
+		return fail(stderr, "trace", err)
+	}
+	tl := rec.Timeline()
+
+	summary := stdout
+	if toStdout > 0 {
+		summary = stderr
+	}
+	if writeJSON {
+		var buf bytes.Buffer
+		st, err := trace.WritePerfetto(&buf, tl)
+		if err != nil {
+			return fail(stderr, "trace", err)
+		}
+		if err := writeOut(stdout, *out, buf.Bytes()); err != nil {
+			return fail(stderr, "trace", fmt.Errorf("--out: %w", err))
+		}
+		writeTraceSummary(summary, *out, tl, st, res)
+	} else {
+		writeRunSummary(summary, tl, res)
+	}
+	for _, pc := range pics {
+		if pc.file == "" {
+			continue
+		}
+		var buf bytes.Buffer
+		st, err := trace.WriteTimeline(&buf, tl, trace.TimelineOptions{Format: pc.format, MaxRows: *maxRows})
+		if err != nil {
+			fmt.Fprintf(stderr, "simrun trace: --%s: %v\n", pc.format, err)
+			return exitFailed
+		}
+		if err := writeOut(stdout, pc.file, buf.Bytes()); err != nil {
+			return fail(stderr, "trace", fmt.Errorf("--%s: %w", pc.format, err))
+		}
+		writePictureSummary(summary, pc, tl, st)
+	}
+	if tl.Truncated {
+		fmt.Fprintf(stderr, "simrun trace: the cap of %d events was hit at %.1f µs: the trace ends there; narrow --window or --cores, or raise --max-events\n",
+			tl.MaxEvents, tl.Us(tl.TruncatedAt))
+	}
+	return exitOK
+}
+
+func writeTraceSummary(w io.Writer, out string, tl *sim.Timeline, st trace.PerfettoStats, res *sim.GridResult) {
+	name := out
+	if out == "-" {
+		name = "standard output"
+	}
+	fmt.Fprintf(w, "wrote %s (%.1f MB): %d events: %d spans, %d counter samples, %d metadata\n",
+		name, float64(st.Bytes)/1e6, st.Events, st.Spans, st.Counters, st.Metadata)
+	writeRunLines(w, tl, res)
+	counts := map[string]int{}
+	for _, sp := range tl.Spans {
+		switch sp.Kind {
+		case sim.SpanPhase:
+			counts[sp.Phase.String()]++
+		default:
+			counts[sp.Kind.String()]++
+		}
+	}
+	keys := []string{sim.SpanThreadgroup.String()}
+	for ph := isa.Phase(0); ph < isa.NumPhases; ph++ {
+		keys = append(keys, ph.String())
+	}
+	keys = append(keys, sim.SpanBarrier.String(), sim.SpanIdle.String())
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
+	}
+	fmt.Fprintf(w, "  spans: %s (idle: > %.0f ns without an issue)\n", strings.Join(parts, ", "), 1000*tl.Us(tl.IdleCycles))
+	fmt.Fprintln(w, "  open it in https://ui.perfetto.dev (Open trace file) or chrome://tracing; docs/trace.md explains the tracks")
+}
+
+// writeRunSummary says what ran when no JSON is written.
+func writeRunSummary(w io.Writer, tl *sim.Timeline, res *sim.GridResult) {
+	fmt.Fprintln(w, "traced one dispatch (no JSON: --out not given)")
+	writeRunLines(w, tl, res)
+}
+
+// writeRunLines prints the kernel, problem, window and how far the run went.
+func writeRunLines(w io.Writer, tl *sim.Timeline, res *sim.GridResult) {
+	fmt.Fprintf(w, "  %s, %s on %s, routing seed %d\n", tl.Kernel, tl.Problem, tl.Chip, tl.Seed)
+	coreList := make([]string, len(tl.Cores))
+	for i, c := range tl.Cores {
+		coreList[i] = strconv.Itoa(c)
+	}
+	fmt.Fprintf(w, "  window %g-%g µs, cores %s; ", tl.Us(tl.Start), tl.Us(tl.End), strings.Join(coreList, ","))
+	switch {
+	case tl.Complete:
+		fmt.Fprintf(w, "the dispatch (mul_mm_id) ran %.1f µs\n", res.Us)
+	case tl.Truncated:
+		fmt.Fprintf(w, "the event cap was hit at %.1f µs (the trace ends there), the run stopped at %.1f µs\n", tl.Us(tl.TruncatedAt), tl.Us(tl.SimulatedCycles))
+	default:
+		fmt.Fprintf(w, "the run stopped at %.1f µs, after the window (--full runs the whole dispatch)\n", tl.Us(tl.SimulatedCycles))
+	}
+	// threadgroups that started and finished inside the window, on the
+	// traced cores
+	var tiles, exits int
+	var sum float64
+	for _, sp := range tl.Spans {
+		if sp.Kind != sim.SpanThreadgroup || sp.Open || sp.Start <= tl.Start && tl.Start > 0 {
+			continue
+		}
+		if tg, ok := tl.TG(sp.TG); ok && tg.Tokens == 0 {
+			exits++
+			continue
+		}
+		tiles++
+		sum += tl.Us(sp.End - sp.Start)
+	}
+	if tiles > 0 {
+		fmt.Fprintf(w, "  threadgroups whole in the window: %d tiles, %.1f µs each on average; %d early exits\n", tiles, sum/float64(tiles), exits)
+	} else {
+		fmt.Fprintf(w, "  threadgroups whole in the window: no tile; %d early exits\n", exits)
+	}
+}
+
+// picture is one --png or --svg output.
+type picture struct {
+	format, file string
+}
+
+// writePictureSummary says what a picture holds: its rows and the share of
+// the drawn simdgroup time per kind, overall and per simdgroup index.
+func writePictureSummary(w io.Writer, pc picture, tl *sim.Timeline, st trace.TimelineStats) {
+	name := pc.file
+	if name == "-" {
+		name = "standard output"
+	}
+	fmt.Fprintf(w, "wrote %s (%s, %d KB): %d simdgroup rows", name, strings.ToUpper(pc.format), (st.Bytes+512)/1024, st.Rows)
+	if st.OmittedRows > 0 {
+		fmt.Fprintf(w, " (%d more not drawn: --rows, or narrow --cores)", st.OmittedRows)
+	}
+	fmt.Fprintf(w, ", %d threadgroup spans, %d rectangles\n", st.Threadgroups, st.Rects)
+	fmt.Fprintf(w, "  share of the simdgroup time drawn, by kind:\n  %-9s", "")
+	for k := trace.TimelineKind(0); k < trace.NumTimelineKinds; k++ {
+		fmt.Fprintf(w, "  %6s", k)
+	}
+	fmt.Fprintln(w)
+	line := func(label string, v [trace.NumTimelineKinds]float64) {
+		fmt.Fprintf(w, "  %-9s", label)
+		for k, f := range trace.Shares(v) {
+			fmt.Fprintf(w, "  %*.1f%%", max(6, len(trace.TimelineKind(k).String()))-1, 100*f)
+		}
+		fmt.Fprintln(w)
+	}
+	line("all rows", st.Time)
+	for sg, v := range st.BySG {
+		line(fmt.Sprintf("sg%d rows", sg), v)
+	}
+}
+
+// checkOutFile checks an output flag's file: its directory exists and, for
+// a picture, it ends in ext. "-" is standard output.
+func checkOutFile(flagName, file, ext string) error {
+	if file == "-" {
+		return nil
+	}
+	if ext != "" && !strings.EqualFold(filepath.Ext(file), ext) {
+		return fmt.Errorf("%s %q: want a %s file", flagName, file, ext)
+	}
+	if st, err := os.Stat(filepath.Dir(file)); err != nil || !st.IsDir() {
+		return fmt.Errorf("%s %q: no such directory %q", flagName, file, filepath.Dir(file))
+	}
+	return nil
+}
+
+// writeOut writes b to a file or, for "-", to stdout.
+func writeOut(stdout io.Writer, file string, b []byte) error {
+	if file == "-" {
+		_, err := stdout.Write(b)
+		return err
+	}
+	return os.WriteFile(file, b, 0o644)
+}
+
+// parseWindow reads --window START:END (µs).
+func parseWindow(s string) (float64, float64, error) {
+	a, b, ok := strings.Cut(s, ":")
+	if !ok {
+		return 0, 0, fmt.Errorf("--window %q: want START:END in µs, e.g. 0:200", s)
+	}
+	start, err1 := strconv.ParseFloat(strings.TrimSpace(a), 64)
+	end, err2 := strconv.ParseFloat(strings.TrimSpace(b), 64)
+	if err1 != nil || err2 != nil {
+		return 0, 0, fmt.Errorf("--window %q: START and END must be numbers (µs)", s)
+	}
+	if !(start >= 0) || !(end > start) || end > 1e9 {
+		return 0, 0, fmt.Errorf("--window %q: want 0 <= START < END <= 1e9 µs", s)
+	}
+	return start, end, nil
+}
+
+// parseCores reads --cores: numbers and ranges separated by commas, or all.
+func parseCores(s string, n int, chip string) ([]int, error) {
+	if strings.TrimSpace(s) == "all" {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = i
+		}
+		return out, nil
+	}
+	seen := map[int]bool{}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		lo, hi, isRange := strings.Cut(f, "-")
+		a, err := strconv.Atoi(lo)
+		b := a
+		if err == nil && isRange {
+			b, err = strconv.Atoi(hi)
+		}
+		if err != nil || f == "" {
+			return nil, fmt.Errorf("--cores %q: %q is not a core number or range (e.g. 0,2,4-7 or all)", s, f)
+		}
+		if a < 0 || b < a || b >= n {
+			return nil, fmt.Errorf("--cores %q: %q: %s has cores 0..%d", s, f, chip, n-1)
+		}
+		for c := a; c <= b; c++ {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+			}
+		}
+	}
+	sort.Ints(out)
+	return out, nil
+}

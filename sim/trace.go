@@ -1,0 +1,646 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/metalsim/metalsim/isa"
+	"github.com/metalsim/metalsim/tile"
+)
+
+// The timeline view of the detailed engine. A TraceRecorder listens to the core
+// model's issue and barrier events and to threadgroup starts and finishes, and
+// keeps, for a window of time and a set of cores, what each simdgroup was doing:
+// runs of one program phase, barrier waits and idle stretches. It never changes
+// the simulation (a traced run times exactly like an untraced one) and costs
+// nothing when absent. The trace package renders the Timeline it produces.
+
+// Trace defaults and limits.
+const (
+	DefaultTraceWindowUs  = 200     // the first 200 µs of the dispatch
+	DefaultTraceMaxEvents = 500_000 // about 60 MB of trace-event JSON
+	DefaultTraceSampleUs  = 1       // DRAM bandwidth counter interval
+	// DefaultTraceIdleDRAMTrips is the default idle threshold in DRAM
+	// latencies. In the detailed engine's gaps between two instructions of a
+	// simdgroup, loads from DRAM make a bump at 1 to 1.5 DRAM latencies; gaps
+	// past 2 are rare and mean contention.
+	DefaultTraceIdleDRAMTrips = 2
+)
+
+// DefaultTraceCores are the cores traced unless told otherwise.
+func DefaultTraceCores() []int { return []int{0, 1} }
+
+// TraceOptions bound what a TraceRecorder keeps. Zero values take the defaults.
+type TraceOptions struct {
+	// StartUs and EndUs are the window, in µs from the dispatch start
+	// (default 0 to DefaultTraceWindowUs). Spans are clipped to it.
+	StartUs, EndUs float64
+	// Cores are the cores whose tracks are kept (default DefaultTraceCores).
+	// DRAM bandwidth is chip-wide and counts every core.
+	Cores []int
+	// MaxEvents caps the spans and counter samples kept (default
+	// DefaultTraceMaxEvents). When the cap is hit the recorder keeps nothing
+	// more, stops the run and says so in Timeline.Truncated.
+	MaxEvents int
+	// IdleNs is how long a resident simdgroup must issue nothing (outside
+	// barrier waits) before the gap shows as an idle span. 0 takes twice the
+	// chip's DRAM latency (DefaultTraceIdleDRAMTrips): waiting for one load,
+	// even from DRAM, does not show; waiting behind a queue of them, or for
+	// nothing at all, does.
+	IdleNs float64
+	// SampleUs is the interval of the DRAM bandwidth counter (default
+	// DefaultTraceSampleUs).
+	SampleUs float64
+	// Full runs the dispatch to its end instead of stopping once the window
+	// has passed (the result then has the whole dispatch's time).
+	Full bool
+}
+
+// TraceSpanKind says what a span of a timeline is.
+type TraceSpanKind uint8
+
+// The span kinds.
+const (
+	// SpanThreadgroup is a threadgroup's life in a slot, from its launch
+	// (after the core's launcher) to its last simdgroup's last instruction.
+	SpanThreadgroup TraceSpanKind = iota
+	// SpanPhase is a contiguous run of one program phase on a simdgroup.
+	SpanPhase
+	// SpanBarrier is a simdgroup waiting at a threadgroup barrier, from its
+	// arrival to the release.
+	SpanBarrier
+	// SpanIdle is a resident simdgroup that issued nothing for longer than the
+	// idle threshold, outside barrier waits.
+	SpanIdle
+)
+
+// String returns the span kind's name.
+func (k TraceSpanKind) String() string {
+	switch k {
+	case SpanThreadgroup:
+		return "threadgroup"
+	case SpanPhase:
+		return "phase"
+	case SpanBarrier:
+		return "barrier wait"
+	case SpanIdle:
+		return "idle"
+	}
+	return fmt.Sprintf("TraceSpanKind(%d)", uint8(k))
+}
+
+// TraceSpan is one span of a timeline, in cycles from the dispatch start,
+// clipped to the window.
+type TraceSpan struct {
+	Kind       TraceSpanKind
+	Core, Slot int
+	SG         int // simdgroup, -1 for a threadgroup span
+	Start, End int64
+	Phase      isa.Phase // SpanPhase
+	TG         int       // threadgroup index in dispatch order (TraceTG by Timeline.TG)
+	// Open marks a span still going at the end of the window or of the run.
+	Open bool
+}
+
+// TraceTG describes a threadgroup of a timeline: its grid coordinates and tile.
+type TraceTG struct {
+	ID      int // index in dispatch order
+	X, Y, Z int // token tile, row tile, expert
+	Rows    int // weight rows of the tile
+	Tokens  int // tokens of the tile (0: it exits early)
+	Steps   int // k-steps
+	// HalfTile marks a tile whose upper token parts (of nr1h tokens) the
+	// half-skip leaves out.
+	HalfTile bool
+}
+
+// TraceCounterKind says what a counter sample measures.
+type TraceCounterKind uint8
+
+// The counter kinds.
+const (
+	// CounterResident is the number of threadgroups resident on a core.
+	CounterResident TraceCounterKind = iota
+	// CounterDRAM is the chip-wide DRAM bandwidth in GB/s over the interval
+	// starting at the sample, as the engine's DRAM channel serves it.
+	CounterDRAM
+)
+
+// TraceSample is one counter value from time T on (cycles); Core is -1 for
+// chip-wide counters.
+type TraceSample struct {
+	Kind  TraceCounterKind
+	Core  int
+	T     int64
+	Value float64
+}
+
+// Timeline is what a TraceRecorder kept of one traced run.
+type Timeline struct {
+	Chip     string
+	ClockMHz float64
+	Kernel   string // variant/path
+	Problem  string // test-backend-ops vars
+	Seed     uint64
+	// Start and End are the window in cycles; Cores the traced cores.
+	Start, End int64
+	Cores      []int
+	IdleCycles int64 // the idle threshold
+	Sample     int64 // the DRAM counter interval in cycles
+	Spans      []TraceSpan
+	Samples    []TraceSample
+	// TGs holds the threadgroups the spans refer to, by ascending ID.
+	TGs []TraceTG
+	// Complete is false when the run stopped after the window (the default):
+	// SimulatedCycles is then where it stopped, not the dispatch's end.
+	Complete        bool
+	SimulatedCycles int64
+	// Truncated is set when MaxEvents was reached at TruncatedAt (cycles): the
+	// timeline holds nothing after that.
+	Truncated   bool
+	TruncatedAt int64
+	MaxEvents   int
+}
+
+// Us converts cycles to µs.
+func (tl *Timeline) Us(cycles int64) float64 { return float64(cycles) / tl.ClockMHz }
+
+// TG returns the threadgroup of that ID.
+func (tl *Timeline) TG(id int) (TraceTG, bool) {
+	i, ok := slices.BinarySearchFunc(tl.TGs, id, func(t TraceTG, id int) int { return t.ID - id })
+	if !ok {
+		return TraceTG{}, false
+	}
+	return tl.TGs[i], true
+}
+
+// TraceRecorder records a Timeline from a detailed run (Simulator.TraceRun).
+// A recorder serves one run.
+type TraceRecorder struct {
+	opt  TraceOptions
+	used bool
+
+	tl      Timeline
+	want    []bool // per core
+	cores   map[*coreSim]int
+	lastC   *coreSim
+	lastCI  int
+	cs      []*coreSim
+	tracks  [][]sgTrack // per core, per slot*nsg+sg
+	tgs     [][]tgTrack // per core, per slot
+	nsg     int
+	tgInfo  func(id int) TraceTG
+	seen    map[int]bool
+	budget  int // events that may still be kept
+	off     bool
+	idle    int64
+	deltas  []residentDelta
+	dram    []float64 // bytes requested per core so far
+	free    float64   // the DRAM channel's shadow: when it is next free
+	bpc     float64   // DRAM bytes per cycle
+	bins    []float64 // DRAM bytes served per sample interval from the window start
+	running int64     // latest event time seen
+}
+
+type sgTrack struct {
+	open  bool
+	phase isa.Phase
+	from  int64 // start of the open phase span
+	last  int64 // last issue, barrier release or threadgroup start
+	tg    int
+}
+
+type tgTrack struct {
+	live  bool
+	id    int
+	start int64
+}
+
+type residentDelta struct {
+	core int
+	t    int64
+	d    int
+}
+
+// NewTraceRecorder checks the options and returns a recorder.
+func NewTraceRecorder(opt TraceOptions) (*TraceRecorder, error) {
+	if opt.EndUs == 0 && opt.StartUs == 0 {
+		opt.EndUs = DefaultTraceWindowUs
+	}
+	if opt.Cores == nil {
+		opt.Cores = DefaultTraceCores()
+	}
+	if opt.MaxEvents == 0 {
+		opt.MaxEvents = DefaultTraceMaxEvents
+	}
+	if opt.SampleUs == 0 {
+		opt.SampleUs = DefaultTraceSampleUs
+	}
+	var errs []error
+	if math.IsNaN(opt.StartUs) || math.IsNaN(opt.EndUs) || opt.StartUs < 0 || opt.EndUs <= opt.StartUs || math.IsInf(opt.EndUs, 0) {
+		errs = append(errs, fmt.Errorf("trace window %g:%g µs: must be finite with 0 <= start < end", opt.StartUs, opt.EndUs))
+	}
+	if len(opt.Cores) == 0 {
+		errs = append(errs, errors.New("trace cores: at least one core"))
+	}
+	for _, c := range opt.Cores {
+		if c < 0 {
+			errs = append(errs, fmt.Errorf("trace core %d: must be >= 0", c))
+		}
+	}
+	if opt.MaxEvents < 1 {
+		errs = append(errs, fmt.Errorf("trace max events = %d: must be positive", opt.MaxEvents))
+	}
+	if math.IsNaN(opt.IdleNs) || opt.IdleNs < 0 || math.IsInf(opt.IdleNs, 0) {
+		errs = append(errs, fmt.Errorf("trace idle threshold = %g ns: must be >= 0 (0: twice the chip's DRAM latency)", opt.IdleNs))
+	}
+	if math.IsNaN(opt.SampleUs) || opt.SampleUs <= 0 || math.IsInf(opt.SampleUs, 0) {
+		errs = append(errs, fmt.Errorf("trace sample interval = %g µs: must be positive", opt.SampleUs))
+	} else if n := (opt.EndUs - opt.StartUs) / opt.SampleUs; n >= float64(opt.MaxEvents) {
+		errs = append(errs, fmt.Errorf("trace sample interval = %g µs: %.0f DRAM samples over the window leave no room under the cap of %d events", opt.SampleUs, n, opt.MaxEvents))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	opt.Cores = slices.Clone(opt.Cores)
+	slices.Sort(opt.Cores)
+	opt.Cores = slices.Compact(opt.Cores)
+	return &TraceRecorder{opt: opt}, nil
+}
+
+// Timeline returns what the recorder kept (after TraceRun).
+func (r *TraceRecorder) Timeline() *Timeline { return &r.tl }
+
+// TraceRun runs the mul_mm_id dispatch of a problem, with the uniform routing of
+// seed, on the detailed engine with rec listening. Unless rec's options ask for
+// the full run, the run stops at the first threadgroup finish after the window,
+// and the result then covers only the part simulated (rec.Timeline().Complete
+// says which). Tracing never changes the timing: a full traced run gives the
+// same cycles as RunGrid with the detailed engine.
+func (s *Simulator) TraceRun(p tile.Problem, k tile.Kernel, chip *Chip, seed uint64, rec *TraceRecorder) (*GridResult, error) {
+	if rec == nil {
+		return nil, errors.New("trace run: nil recorder")
+	}
+	if rec.used {
+		return nil, errors.New("trace run: the recorder has already served a run")
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	cores := int(chip.Cores.Value)
+	for _, c := range rec.opt.Cores {
+		if c >= cores {
+			return nil, fmt.Errorf("trace core %d: %s has %d cores (0..%d)", c, chip.Name, cores, cores-1)
+		}
+	}
+	tpe, err := UniformRouting{}.Counts(p, seed)
+	if err != nil {
+		return nil, err
+	}
+	g, plan, _, err := s.MulMMIDGrid(p, k, tpe)
+	if err != nil {
+		return nil, err
+	}
+	sh, err := s.share(g, chip)
+	if err != nil {
+		return nil, err
+	}
+	rec.used = true
+	rec.setup(chip, cores, k.NSG, func(id int) TraceTG {
+		x, y, z := plan.Coords(id)
+		ctx := plan.Context(x, y, z)
+		return TraceTG{ID: id, X: x, Y: y, Z: z, Rows: ctx.Rows, Tokens: ctx.Tokens, Steps: ctx.Steps,
+			HalfTile: k.HalfSkip && ctx.Tokens > 0 && (ctx.Tokens+k.NR1H-1)/k.NR1H < k.NR1/k.NR1H}
+	})
+	rec.tl.Kernel, rec.tl.Problem, rec.tl.Seed = k.String(), p.String(), seed
+
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	src := &gridSource{g: g, cc: sh.cc, mems: sh.mems}
+	dr := runDetailed(sh.m, src, cores, sh.occ.TGsPerCore, rec)
+	rec.finish()
+	res := &GridResult{Occupancy: sh.occ, Registers: sh.regs, Cycles: dr.cycles, IdleSGCycles: dr.idleSG,
+		Utilization: dr.util, Instructions: dr.instr, Us: dr.cycles / chip.ClockMHz.Value}
+	for _, b := range dr.busy {
+		res.CoreBusyUs = append(res.CoreBusyUs, b/chip.ClockMHz.Value)
+	}
+	return res, nil
+}
+
+// setup resolves the options on a chip.
+func (r *TraceRecorder) setup(chip *Chip, cores, nsg int, info func(int) TraceTG) {
+	mhz := chip.ClockMHz.Value
+	tl := &r.tl
+	tl.Chip, tl.ClockMHz, tl.Cores, tl.MaxEvents = chip.Name, mhz, r.opt.Cores, r.opt.MaxEvents
+	tl.Start = int64(math.Floor(r.opt.StartUs * mhz))
+	tl.End = int64(math.Ceil(r.opt.EndUs * mhz))
+	tl.Sample = max(1, int64(math.Round(r.opt.SampleUs*mhz)))
+	idle := r.opt.IdleNs
+	if idle == 0 {
+		idle = DefaultTraceIdleDRAMTrips * chip.DRAMLatencyNs.Value
+	}
+	r.idle = max(1, cyc(chip.Cycles(idle)))
+	tl.IdleCycles = r.idle
+	r.want = make([]bool, cores)
+	for _, c := range r.opt.Cores {
+		r.want[c] = true
+	}
+	r.tracks = make([][]sgTrack, cores)
+	r.tgs = make([][]tgTrack, cores)
+	r.dram = make([]float64, cores)
+	r.nsg = nsg
+	r.tgInfo = info
+	r.seen = map[int]bool{}
+	r.bpc = chip.DRAMBandwidthGBs.Value * 1e9 / chip.Clock()
+	r.bins = make([]float64, (tl.End-tl.Start+tl.Sample-1)/tl.Sample)
+	// room for the DRAM samples and each core's resident count at the window
+	// start; spans and resident changes take the rest as they come
+	r.budget = r.opt.MaxEvents - len(r.bins) - 1 - len(r.opt.Cores)
+}
+
+// begin implements tgSink.
+func (r *TraceRecorder) begin(cs []*coreSim) {
+	r.cs = cs
+	r.cores = make(map[*coreSim]int, len(cs))
+	for i, c := range cs {
+		r.cores[c] = i
+	}
+}
+
+// core returns a core's index.
+func (r *TraceRecorder) core(c *coreSim) int {
+	if c != r.lastC {
+		r.lastC, r.lastCI = c, r.cores[c]
+	}
+	return r.lastCI
+}
+
+// track returns the state of a simdgroup slot.
+func (r *TraceRecorder) track(core, slot, sg int) *sgTrack {
+	i := slot*r.nsg + sg
+	if i >= len(r.tracks[core]) {
+		r.tracks[core] = append(r.tracks[core], make([]sgTrack, i+1-len(r.tracks[core]))...)
+	}
+	return &r.tracks[core][i]
+}
+
+// emit keeps a span clipped to the window.
+func (r *TraceRecorder) emit(sp TraceSpan) {
+	if r.off {
+		return
+	}
+	sp.Start, sp.End = max(sp.Start, r.tl.Start), min(sp.End, r.tl.End)
+	if sp.End <= sp.Start {
+		return
+	}
+	if r.budget <= 0 {
+		r.truncate()
+		return
+	}
+	r.budget--
+	if !r.seen[sp.TG] {
+		r.seen[sp.TG] = true
+		r.tl.TGs = append(r.tl.TGs, r.tgInfo(sp.TG))
+	}
+	r.tl.Spans = append(r.tl.Spans, sp)
+}
+
+func (r *TraceRecorder) truncate() {
+	if !r.off {
+		r.off = true
+		r.tl.Truncated, r.tl.TruncatedAt = true, r.running
+	}
+}
+
+// issue implements traceSink.
+func (r *TraceRecorder) issue(c *coreSim, sg *sgRun, in *isa.Inst, t int64) {
+	ci := r.core(c)
+	r.running = max(r.running, t)
+	if d := c.stats.dramBytes - r.dram[ci]; d > 0 {
+		r.dram[ci] = c.stats.dramBytes
+		r.serve(float64(t), d)
+	}
+	if !r.want[ci] || r.off {
+		return
+	}
+	slot, s := int(sg.tg), int(sg.sg)
+	tr := r.track(ci, slot, s)
+	span := func(k TraceSpanKind, from, to int64) {
+		r.emit(TraceSpan{Kind: k, Core: ci, Slot: slot, SG: s, Start: from, End: to, Phase: tr.phase, TG: tr.tg})
+	}
+	ph := in.Phase
+	if ph == isa.PhaseSetup && sg.sec != isa.SecPrologue && tr.open {
+		// generic ALU groups carry the setup phase; past the prologue they are
+		// loop and address bookkeeping of the phase they sit in
+		ph = tr.phase
+	}
+	switch {
+	case !tr.open:
+		if t-tr.last > r.idle {
+			span(SpanIdle, tr.last, t)
+		}
+		tr.open, tr.phase, tr.from = true, ph, t
+	case t-tr.last > r.idle:
+		span(SpanPhase, tr.from, tr.last+1)
+		span(SpanIdle, tr.last+1, t)
+		tr.phase, tr.from = ph, t
+	case ph != tr.phase:
+		span(SpanPhase, tr.from, t)
+		tr.phase, tr.from = ph, t
+	}
+	tr.last = t
+}
+
+// barrier implements traceSink.
+func (r *TraceRecorder) barrier(c *coreSim, sg *sgRun, from, to int64) {
+	ci := r.core(c)
+	if !r.want[ci] || r.off {
+		return
+	}
+	slot, s := int(sg.tg), int(sg.sg)
+	r.closeUntil(ci, slot, s, from, false)
+	tr := r.track(ci, slot, s)
+	r.emit(TraceSpan{Kind: SpanBarrier, Core: ci, Slot: slot, SG: s, Start: from, End: to, TG: tr.tg})
+	tr.last = to
+}
+
+// closeUntil ends a simdgroup's open phase span at t (with an idle span
+// before t when it issued nothing for longer than the threshold); open marks
+// the spans as cut by the end of the run.
+func (r *TraceRecorder) closeUntil(ci, slot, s int, t int64, open bool) {
+	tr := r.track(ci, slot, s)
+	span := func(k TraceSpanKind, from, to int64) {
+		r.emit(TraceSpan{Kind: k, Core: ci, Slot: slot, SG: s, Start: from, End: to, Phase: tr.phase, TG: tr.tg, Open: open})
+	}
+	switch {
+	case tr.open && t-tr.last > r.idle:
+		span(SpanPhase, tr.from, tr.last+1)
+		span(SpanIdle, tr.last+1, t)
+	case tr.open:
+		span(SpanPhase, tr.from, max(t, tr.last+1))
+	case t-tr.last > r.idle:
+		span(SpanIdle, tr.last, t)
+	}
+	tr.open = false
+}
+
+// tgStart implements tgSink.
+func (r *TraceRecorder) tgStart(ci, slot int, t int64) {
+	if !r.want[ci] {
+		return
+	}
+	c := r.cs[ci]
+	tg := &c.tgs[slot]
+	for len(r.tgs[ci]) <= slot {
+		r.tgs[ci] = append(r.tgs[ci], tgTrack{})
+	}
+	r.tgs[ci][slot] = tgTrack{live: true, id: tg.id, start: t}
+	for s := 0; s < tg.prog.NSG; s++ {
+		*r.track(ci, slot, s) = sgTrack{last: t, tg: tg.id}
+	}
+	r.delta(ci, t, +1)
+}
+
+// delta records a change of a core's resident threadgroups; the samples
+// inside the window count against the event cap as they happen.
+func (r *TraceRecorder) delta(ci int, t int64, d int) {
+	if r.off {
+		return
+	}
+	if t >= r.tl.Start && t < r.tl.End {
+		if r.budget <= 0 {
+			r.truncate()
+			return
+		}
+		r.budget--
+	}
+	r.deltas = append(r.deltas, residentDelta{ci, t, d})
+}
+
+// tgFinish implements tgSink.
+func (r *TraceRecorder) tgFinish(ci, slot int, t int64) bool {
+	r.running = max(r.running, t)
+	if r.want[ci] {
+		tt := &r.tgs[ci][slot]
+		nsg := r.cs[ci].tgs[slot].prog.NSG
+		for s := 0; s < nsg; s++ {
+			if tr := r.track(ci, slot, s); tr.open {
+				r.emit(TraceSpan{Kind: SpanPhase, Core: ci, Slot: slot, SG: s, Start: tr.from, End: tr.last + 1, Phase: tr.phase, TG: tr.tg})
+				tr.open = false
+			}
+		}
+		r.emit(TraceSpan{Kind: SpanThreadgroup, Core: ci, Slot: slot, SG: -1, Start: tt.start, End: t, TG: tt.id})
+		tt.live = false
+		r.delta(ci, t, -1)
+	}
+	return r.off || !r.opt.Full && t >= r.tl.End
+}
+
+// serve replays a DRAM transfer on a shadow of the engine's chip-wide channel
+// (same order, same bandwidth, so the same service intervals) and adds its
+// bytes to the sample bins it is served in.
+func (r *TraceRecorder) serve(t, bytes float64) {
+	s := math.Max(r.free, t)
+	e := s + bytes/r.bpc
+	r.free = e
+	w0, n := float64(r.tl.Start), float64(r.tl.Sample)
+	lo := max(0, int(math.Floor((s-w0)/n)))
+	hi := min(len(r.bins)-1, int(math.Floor((e-w0)/n)))
+	for b := lo; b <= hi; b++ {
+		bs, be := w0+float64(b)*n, w0+float64(b+1)*n
+		if ov := math.Min(e, be) - math.Max(s, bs); ov > 0 {
+			r.bins[b] += ov * r.bpc
+		}
+	}
+}
+
+// finish closes what is still open at the end of the run or the window and
+// makes the counter samples.
+func (r *TraceRecorder) finish() {
+	tl := &r.tl
+	complete := true
+	for _, c := range r.cs {
+		for i := range c.tgs {
+			if c.tgs[i].live {
+				complete = false
+			}
+		}
+	}
+	tl.Complete = complete && !r.off
+	tl.SimulatedCycles = r.running
+	end := min(r.running, tl.End)
+	if tl.Truncated {
+		end = min(end, tl.TruncatedAt)
+	}
+	for ci, c := range r.cs {
+		if !r.want[ci] {
+			continue
+		}
+		for slot := range r.tgs[ci] {
+			tt := &r.tgs[ci][slot]
+			if !tt.live || !c.tgs[slot].live {
+				continue
+			}
+			tg := &c.tgs[slot]
+			for s := 0; s < tg.prog.NSG; s++ {
+				sg := &c.sgs[tg.first+int32(s)]
+				tr := r.track(ci, slot, s)
+				switch {
+				case sg.state == sgBarrier:
+					r.closeUntil(ci, slot, s, sg.waitFrom, false)
+					r.emit(TraceSpan{Kind: SpanBarrier, Core: ci, Slot: slot, SG: s, Start: sg.waitFrom, End: end, TG: tr.tg, Open: true})
+				case sg.state == sgRunning:
+					r.closeUntil(ci, slot, s, end, true)
+				}
+			}
+			r.emit(TraceSpan{Kind: SpanThreadgroup, Core: ci, Slot: slot, SG: -1, Start: tt.start, End: end, TG: tt.id, Open: true})
+		}
+	}
+	// resident threadgroups: the count at the window start, then every change
+	// inside the window
+	slices.SortStableFunc(r.deltas, func(a, b residentDelta) int {
+		if a.core != b.core {
+			return a.core - b.core
+		}
+		switch {
+		case a.t < b.t:
+			return -1
+		case a.t > b.t:
+			return 1
+		}
+		return a.d - b.d // finishes before starts at the same cycle
+	})
+	for i := 0; i < len(r.deltas); {
+		ci, n := r.deltas[i].core, 0
+		j := i
+		for ; j < len(r.deltas) && r.deltas[j].core == ci && r.deltas[j].t <= tl.Start; j++ {
+			n += r.deltas[j].d
+		}
+		tl.Samples = append(tl.Samples, TraceSample{Kind: CounterResident, Core: ci, T: tl.Start, Value: float64(n)})
+		for j < len(r.deltas) && r.deltas[j].core == ci {
+			t := r.deltas[j].t
+			for ; j < len(r.deltas) && r.deltas[j].core == ci && r.deltas[j].t == t; j++ {
+				n += r.deltas[j].d
+			}
+			if t > tl.Start && t < end {
+				tl.Samples = append(tl.Samples, TraceSample{Kind: CounterResident, Core: ci, T: t, Value: float64(n)})
+			}
+		}
+		i = j
+	}
+	// DRAM bandwidth: the bins reserved room under the cap
+	if end > tl.Start {
+		gbs := tl.ClockMHz * 1e6 / float64(tl.Sample) / 1e9
+		for b, bytes := range r.bins {
+			t := tl.Start + int64(b)*tl.Sample
+			if t >= end {
+				break
+			}
+			tl.Samples = append(tl.Samples, TraceSample{Kind: CounterDRAM, Core: -1, T: t, Value: bytes * gbs})
+		}
+		tl.Samples = append(tl.Samples, TraceSample{Kind: CounterDRAM, Core: -1, T: end, Value: 0})
+	}
+	slices.SortFunc(tl.TGs, func(a, b TraceTG) int { return a.ID - b.ID })
+}

@@ -1,0 +1,131 @@
+package sim_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/tile"
+)
+
+// TestTraceRunDoesNotChangeTiming: views are consumers. A full traced run
+// times exactly like the detailed engine without a recorder.
+func TestTraceRunDoesNotChangeTiming(t *testing.T) {
+	chip := mustChip(t, "M1 Pro 16-core GPU")
+	p := tile.Problem{Experts: 16, Used: 4, M: 256, K: 512, Tokens: 64, TypeA: dequant.Q4_0}
+	k := tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}
+	s := sim.NewSimulator()
+	tpe, err := sim.UniformRouting{}.Counts(p, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _, _, err := s.MulMMIDGrid(p, k, tpe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := s.RunGrid(g, chip, sim.Detailed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := sim.NewTraceRecorder(sim.TraceOptions{Full: true, Cores: []int{0, 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	traced, err := s.TraceRun(p, k, chip, 3, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Float64bits(plain.Cycles) != math.Float64bits(traced.Cycles) || plain.Instructions != traced.Instructions {
+		t.Fatalf("traced run: %v cycles, %d instructions; untraced: %v, %d", traced.Cycles, traced.Instructions, plain.Cycles, plain.Instructions)
+	}
+	tl := rec.Timeline()
+	if !tl.Complete || tl.SimulatedCycles != int64(plain.Cycles) {
+		t.Errorf("complete %v, simulated %d cycles, want %v", tl.Complete, tl.SimulatedCycles, plain.Cycles)
+	}
+	kinds := map[sim.TraceSpanKind]int{}
+	for _, sp := range tl.Spans {
+		kinds[sp.Kind]++
+		if sp.Core != 0 && sp.Core != 5 {
+			t.Fatalf("span of untraced core %d", sp.Core)
+		}
+		if sp.End <= sp.Start || sp.Start < tl.Start || sp.End > tl.End {
+			t.Fatalf("span %+v outside the window [%d, %d]", sp, tl.Start, tl.End)
+		}
+		if _, ok := tl.TG(sp.TG); !ok {
+			t.Fatalf("span %+v: threadgroup unknown", sp)
+		}
+	}
+	for _, k := range []sim.TraceSpanKind{sim.SpanThreadgroup, sim.SpanPhase, sim.SpanBarrier} {
+		if kinds[k] == 0 {
+			t.Errorf("no %v spans", k)
+		}
+	}
+	// the DRAM counter carries the bytes the run moved (all inside the window)
+	var dram float64
+	for _, s := range tl.Samples {
+		if s.Kind == sim.CounterDRAM {
+			dram += s.Value * 1e9 * float64(tl.Sample) / (tl.ClockMHz * 1e6)
+		}
+	}
+	want := traced.Utilization.DRAM * traced.Cycles * chip.DRAMBandwidthGBs.Value * 1e9 / chip.Clock()
+	if want <= 0 || math.Abs(dram/want-1) > 1e-6 {
+		t.Errorf("DRAM counter carries %.0f bytes, the run moved %.0f", dram, want)
+	}
+}
+
+// TestTraceStopsAfterWindow: by default the run ends soon after the window.
+func TestTraceStopsAfterWindow(t *testing.T) {
+	chip := mustChip(t, "M5 10-core GPU")
+	p := tile.Problem{Experts: 32, Used: 8, M: 512, K: 1024, Tokens: 256, TypeA: dequant.Q4_0}
+	rec, err := sim.NewTraceRecorder(sim.TraceOptions{StartUs: 5, EndUs: 15})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sim.NewSimulator().TraceRun(p, tile.Kernel{Variant: tile.HalfTile(), Path: tile.Tensor}, chip, 1, rec); err != nil {
+		t.Fatal(err)
+	}
+	tl := rec.Timeline()
+	if tl.Complete {
+		t.Fatal("complete run for a 10 µs window")
+	}
+	if len(tl.Spans) == 0 {
+		t.Fatal("no spans")
+	}
+	for _, sp := range tl.Spans {
+		if sp.Start < tl.Start || sp.End > tl.End {
+			t.Fatalf("span %+v outside [%d, %d]", sp, tl.Start, tl.End)
+		}
+	}
+}
+
+func TestTraceOptionErrors(t *testing.T) {
+	for _, tc := range []struct {
+		opt  sim.TraceOptions
+		want string
+	}{
+		{sim.TraceOptions{StartUs: 10, EndUs: 5}, "window"},
+		{sim.TraceOptions{StartUs: -1, EndUs: 5}, "window"},
+		{sim.TraceOptions{Cores: []int{}}, "at least one core"},
+		{sim.TraceOptions{Cores: []int{-2}}, "core -2"},
+		{sim.TraceOptions{MaxEvents: -1}, "max events"},
+		{sim.TraceOptions{IdleNs: math.NaN()}, "idle"},
+		{sim.TraceOptions{SampleUs: -1}, "sample interval"},
+		{sim.TraceOptions{SampleUs: 0.001, MaxEvents: 1000}, "no room"},
+	} {
+		_, err := sim.NewTraceRecorder(tc.opt)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want one containing %q", tc.opt, err, tc.want)
+		}
+	}
+	chip := mustChip(t, "M1 8-core GPU")
+	rec, err := sim.NewTraceRecorder(sim.TraceOptions{Cores: []int{8}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := tile.Kernel{Variant: tile.Upstream(), Path: tile.Simdgroup}
+	if _, err := sim.NewSimulator().TraceRun(smallProblem, k, chip, 1, rec); err == nil || !strings.Contains(err.Error(), "8 cores") {
+		t.Errorf("core 8 of 8: %v", err)
+	}
+}
