@@ -73,10 +73,17 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 			dispatch(ci, 0)
 		}
 	}
-	// heap of cores by their next issue time
+	// heap of cores by their next issue time; a core's time changes only when
+	// it issues (the cores share nothing that moves another core's queue: a
+	// DRAM transfer's completion is fixed when it is issued), so each core's
+	// key is computed once per issue, not at every comparison
 	h := make([]int, cores)
 	pos := make([]int, cores)
-	key := func(i int) int64 { return cs[h[i]].nextTime() }
+	keys := make([]int64, cores)
+	for ci, core := range cs {
+		keys[ci] = core.nextTime()
+	}
+	key := func(i int) int64 { return keys[h[i]] }
 	less := func(a, b int) bool {
 		ka, kb := key(a), key(b)
 		if ka != kb {
@@ -148,6 +155,7 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 				break // the timeline has what it asked for
 			}
 		}
+		keys[ci] = core.nextTime()
 		down(pos[ci])
 		up(pos[ci])
 	}

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
 	"slices"
@@ -397,8 +396,7 @@ type event struct {
 
 type eventHeap []event
 
-func (h eventHeap) Len() int { return len(h) }
-func (h eventHeap) Less(i, j int) bool {
+func (h eventHeap) less(i, j int) bool {
 	if h[i].t != h[j].t {
 		return h[i].t < h[j].t
 	}
@@ -407,13 +405,58 @@ func (h eventHeap) Less(i, j int) bool {
 	}
 	return h[i].slot < h[j].slot
 }
-func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *eventHeap) Push(x any)   { *h = append(*h, x.(event)) }
-func (h *eventHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+
+// push adds an event and pop removes the earliest: container/heap's algorithm
+// on the typed slice, so events are not boxed (one allocation per event
+// otherwise, which dominated runs of a million tokens).
+func (h *eventHeap) push(e event) {
+	*h = append(*h, e)
+	q := *h
+	j := len(q) - 1
+	for {
+		i := (j - 1) / 2 // parent
+		if i == j || !q.less(j, i) {
+			break
+		}
+		q[i], q[j] = q[j], q[i]
+		j = i
+	}
+}
+
+func (h *eventHeap) pop() event {
+	q := *h
+	n := len(q) - 1
+	q[0], q[n] = q[n], q[0]
+	i := 0
+	for {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 {
+			break
+		}
+		j := j1
+		if j2 := j1 + 1; j2 < n && q.less(j2, j1) {
+			j = j2
+		}
+		if !q.less(j, i) {
+			break
+		}
+		q[i], q[j] = q[j], q[i]
+		i = j
+	}
+	e := q[n]
+	*h = q[:n]
+	return e
+}
+
+// compact drops the events live rejects and restores the heap order. Valid
+// events have distinct (t, core, slot) keys, so the order in which they pop
+// does not depend on the heap's shape: compacting never changes a result.
+func (h *eventHeap) compact(live func(event) bool) {
+	q := slices.DeleteFunc(*h, func(e event) bool { return !live(e) })
+	*h = nil
+	for _, e := range q {
+		h.push(e)
+	}
 }
 
 // fastResult is what one fast-engine run produced.
@@ -480,7 +523,7 @@ func runFast(cc *coreCache, src source, cores, tgsPerCore int) fastResult {
 			return
 		}
 		work := math.Max(0, first-c.w) / scale
-		heap.Push(&h, event{c.endTime(t, work), int32(ci), -1, c.ver})
+		h.push(event{c.endTime(t, work), int32(ci), -1, c.ver})
 	}
 	// rescale recomputes the DRAM scale; when it changes every core's clock is
 	// brought to t under the old scale and its next end re-timed.
@@ -560,7 +603,7 @@ func runFast(cc *coreCache, src source, cores, tgsPerCore int) fastResult {
 		if info.prog.Exit {
 			sl.phase = phExit
 		}
-		heap.Push(&h, event{start + info.overhead, int32(ci), int32(s), sl.ver})
+		h.push(event{start + info.overhead, int32(ci), int32(s), sl.ver})
 	}
 	// initial wave: round-robin over cores, one slot each, until all are full
 	for s := 0; s < tgsPerCore; s++ {
@@ -568,8 +611,21 @@ func runFast(cc *coreCache, src source, cores, tgsPerCore int) fastResult {
 			dispatch(ci, s, 0)
 		}
 	}
-	for h.Len() > 0 {
-		ev := heap.Pop(&h).(event)
+	// superseded events stay in the heap until popped; when they outnumber the
+	// live ones (at most one per slot and one per core) by far, drop them
+	maxLive := cores * (tgsPerCore + 1)
+	live := func(e event) bool {
+		c := &fc[e.core]
+		if e.slot < 0 {
+			return e.ver == c.ver
+		}
+		return e.ver == c.slots[e.slot].ver
+	}
+	for len(h) > 0 {
+		if len(h) > 64+8*maxLive {
+			h.compact(live)
+		}
+		ev := h.pop()
 		ci := int(ev.core)
 		c := &fc[ci]
 		if ev.slot < 0 {
