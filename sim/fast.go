@@ -106,6 +106,7 @@ type coreCache struct {
 	dramBPC  float64
 	tgsHint  int
 	lineSets map[string]*progMem // canonical line patterns
+	keyBuf   []byte              // scratch for mix keys
 }
 
 func newCoreCache(m *model, tgsPerCore int) *coreCache {
@@ -224,10 +225,11 @@ const (
 // classes. Mixes are measured with DRAM latency but without a bandwidth limit,
 // which the chip level applies.
 func (cc *coreCache) mix(ids []int) *mixResult {
-	key := mixKey(ids)
-	if r, ok := cc.mixes[key]; ok {
+	cc.keyBuf = appendMixKey(cc.keyBuf[:0], ids)
+	if r, ok := cc.mixes[string(cc.keyBuf)]; ok { // no allocation for the lookup
 		return r
 	}
+	key := string(cc.keyBuf)
 	cs := cc.newCore()
 	for j, id := range ids {
 		ci := &cc.info[id]
@@ -309,12 +311,11 @@ func (cc *coreCache) sortMix(ids []int) {
 	})
 }
 
-func mixKey(ids []int) string {
-	b := make([]byte, 0, 2*len(ids))
+func appendMixKey(b []byte, ids []int) []byte {
 	for _, id := range ids {
 		b = append(b, byte(id), byte(id>>8))
 	}
-	return string(b)
+	return b
 }
 
 // slot phases
@@ -340,7 +341,7 @@ type fastCore struct {
 	slots        []slot
 	launcherFree float64
 	mixSince     float64
-	mixKey       string
+	mix          *mixResult // the mix its k-looping threadgroups run, nil if none
 	ids          []int
 	w            float64 // work clock at wAt
 	wAt          float64
@@ -427,36 +428,41 @@ func (h *eventHeap) pop() event {
 	q := *h
 	n := len(q) - 1
 	q[0], q[n] = q[n], q[0]
-	i := 0
+	q.down(0, n)
+	e := q[n]
+	*h = q[:n]
+	return e
+}
+
+// down sifts element i of the heap q[:n] down to its place.
+func (h eventHeap) down(i, n int) {
 	for {
 		j1 := 2*i + 1
 		if j1 >= n || j1 < 0 {
 			break
 		}
 		j := j1
-		if j2 := j1 + 1; j2 < n && q.less(j2, j1) {
+		if j2 := j1 + 1; j2 < n && h.less(j2, j1) {
 			j = j2
 		}
-		if !q.less(j, i) {
+		if !h.less(j, i) {
 			break
 		}
-		q[i], q[j] = q[j], q[i]
+		h[i], h[j] = h[j], h[i]
 		i = j
 	}
-	e := q[n]
-	*h = q[:n]
-	return e
 }
 
-// compact drops the events live rejects and restores the heap order. Valid
-// events have distinct (t, core, slot) keys, so the order in which they pop
-// does not depend on the heap's shape: compacting never changes a result.
+// compact drops, in place, the events live rejects and restores the heap
+// order. Valid events have distinct (t, core, slot) keys, so the order in
+// which they pop does not depend on the heap's shape: compacting never
+// changes a result.
 func (h *eventHeap) compact(live func(event) bool) {
 	q := slices.DeleteFunc(*h, func(e event) bool { return !live(e) })
-	*h = nil
-	for _, e := range q {
-		h.push(e)
+	for i := len(q)/2 - 1; i >= 0; i-- {
+		q.down(i, len(q))
 	}
+	*h = q
 }
 
 // fastResult is what one fast-engine run produced.
@@ -497,8 +503,8 @@ func runFast(cc *coreCache, src source, cores, tgsPerCore int) fastResult {
 	wsum := 0.0
 
 	accountMix := func(c *fastCore, t float64) {
-		if d := t - c.mixSince; d > 0 && c.mixKey != "" {
-			r := cc.mixes[c.mixKey]
+		if d := t - c.mixSince; d > 0 && c.mix != nil {
+			r := c.mix
 			res.util.addScaled(r.util, d)
 			res.idleSG += r.idleSG * d
 			for l := range res.levels {
@@ -557,14 +563,14 @@ func runFast(cc *coreCache, src source, cores, tgsPerCore int) fastResult {
 		demand -= c.demand
 		c.demand = 0
 		if len(c.ids) == 0 {
-			c.mixKey = ""
+			c.mix = nil
 			rescale(t)
 			schedule(ci, t)
 			return
 		}
 		cc.sortMix(c.ids)
 		r := cc.mix(c.ids)
-		c.mixKey = mixKey(c.ids)
+		c.mix = r
 		for s := range c.slots {
 			sl := &c.slots[s]
 			if sl.phase != phBody {
