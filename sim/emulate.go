@@ -2,8 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
 
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/isa"
@@ -77,43 +75,19 @@ func Emulate(p tile.Problem, k tile.Kernel, t *Tensors, workers int) (*EmulateRe
 			}
 		}
 	}
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	newMem := func() *tgMemory {
+		return &tgMemory{w: t.Weights, rowBytes: rb, layout: p.TypeA.Layout(), src1: t.Src1, k: p.K,
+			srcRows: p.SrcRows(), used: p.Used, dst: dst, m: p.M}
 	}
-	workers = max(1, min(workers, len(jobs)))
-	var wg sync.WaitGroup
-	errs := make([]error, workers)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			machines := map[*isa.Program]*isa.Machine{}
-			mem := &tgMemory{w: t.Weights, rowBytes: rb, layout: p.TypeA.Layout(), src1: t.Src1, k: p.K,
-				srcRows: p.SrcRows(), used: p.Used, dst: dst, m: p.M}
-			for i := w; i < len(jobs); i += workers {
-				j := jobs[i]
-				prog := b.Program(plan.Context(j.x, j.y, j.z))
-				m := machines[prog]
-				if m == nil {
-					if m, errs[w] = isa.NewMachine(prog); errs[w] != nil {
-						return
-					}
-					m.Mem = mem
-					machines[prog] = m
-				}
-				mem.expertOff = j.z * p.M * rb
-				mem.r0 = j.y * k.NR0
-				mem.codes = rm.Rows[j.z][j.x*k.NR1:]
-				m.Reset()
-				m.Run()
-			}
-		}(w)
-	}
-	wg.Wait()
-	for _, e := range errs {
-		if e != nil {
-			return nil, e
-		}
+	err = eachTG(len(jobs), workers, newMem, func(mem *tgMemory, i int) *isa.Program {
+		j := jobs[i]
+		mem.expertOff = j.z * p.M * rb
+		mem.r0 = j.y * k.NR0
+		mem.codes = rm.Rows[j.z][j.x*k.NR1:]
+		return b.Program(plan.Context(j.x, j.y, j.z))
+	})
+	if err != nil {
+		return nil, err
 	}
 	return &EmulateResult{Dst: dst, Counters: CountPlan(plan, b)}, nil
 }

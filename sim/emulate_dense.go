@@ -182,10 +182,24 @@ func vecKernelFor(p tile.DenseProblem, kern tile.DenseKernel) (tile.VecKernel, e
 // Threadgroups write disjoint outputs, so the result does not depend on the
 // number of workers.
 func runJobs(jobs []tgJob, newMem func() *devMemory, workers int) error {
+	return eachTG(len(jobs), workers, newMem, func(mem *devMemory, i int) *isa.Program {
+		j := &jobs[i]
+		mem.wOff, mem.r0, mem.src, mem.out = j.wOff, j.r0, j.src, j.out
+		return j.prog
+	})
+}
+
+// eachTG runs threadgroups 0..n-1 for values on workers goroutines (<= 0:
+// GOMAXPROCS), threadgroup i on worker i % workers. Each worker has its own
+// memory binding (newMem) and one Machine per program; bind points the
+// worker's memory at threadgroup i and returns its program. Threadgroups must
+// write disjoint outputs: then the result is the same bits for any number of
+// workers.
+func eachTG[M isa.Memory](n, workers int, newMem func() M, bind func(mem M, i int) *isa.Program) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = max(1, min(workers, len(jobs)))
+	workers = max(1, min(workers, n))
 	var wg sync.WaitGroup
 	errs := make([]error, workers)
 	for w := 0; w < workers; w++ {
@@ -194,17 +208,16 @@ func runJobs(jobs []tgJob, newMem func() *devMemory, workers int) error {
 			defer wg.Done()
 			machines := map[*isa.Program]*isa.Machine{}
 			mem := newMem()
-			for i := w; i < len(jobs); i += workers {
-				j := &jobs[i]
-				m := machines[j.prog]
+			for i := w; i < n; i += workers {
+				prog := bind(mem, i)
+				m := machines[prog]
 				if m == nil {
-					if m, errs[w] = isa.NewMachine(j.prog); errs[w] != nil {
+					if m, errs[w] = isa.NewMachine(prog); errs[w] != nil {
 						return
 					}
 					m.Mem = mem
-					machines[j.prog] = m
+					machines[prog] = m
 				}
-				mem.wOff, mem.r0, mem.src, mem.out = j.wOff, j.r0, j.src, j.out
 				m.Reset()
 				m.Run()
 			}

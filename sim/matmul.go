@@ -206,9 +206,8 @@ func (s *Simulator) RunMulMVID(p tile.Problem, chip *Chip, opt Options) (*Result
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	res := &Result{Problem: p, KernelName: "mul_mv_id", Chip: chip.Name, Draws: opt.Draws}
-	var sumCycles, sumIdle float64
-	var util utilization
+	res := &Result{Problem: p, KernelName: "mul_mv_id", Chip: chip.Name, Engine: opt.Engine, Draws: opt.Draws}
+	mean := drawMean{res: res}
 	for d := 0; d < opt.Draws; d++ {
 		ids, err := routeIDs(opt.Routing, p, opt.Seed+uint64(d))
 		if err != nil {
@@ -218,29 +217,13 @@ func (s *Simulator) RunMulMVID(p tile.Problem, chip *Chip, opt Options) (*Result
 		if err != nil {
 			return nil, err
 		}
-		counters := countGrid(g)
-		res.Sim.Represented += counters.Work.Instructions
-		res.Engine = opt.Engine
 		gr, err := s.RunGrid(g, chip, res.Engine)
 		if err != nil {
 			return nil, err
 		}
-		if d == 0 {
-			res.Counters, res.CoreBusyUs = counters, gr.CoreBusyUs
-			res.Occupancy, res.Registers = gr.Occupancy, gr.Registers
-		}
-		res.Sim.Instructions += gr.Instructions
-		res.Sim.Events += gr.Events
-		sumCycles += gr.Cycles
-		sumIdle += gr.IdleSGCycles
-		for l := range res.LevelBytes {
-			res.LevelBytes[l] += gr.LevelBytes[l] / float64(opt.Draws)
-		}
-		util.addScaled(gr.Utilization, 1/float64(opt.Draws))
+		mean.add(d, countGrid(g), gr)
 	}
-	res.KernelCycles = sumCycles / float64(opt.Draws)
-	res.IdleSGCycles = sumIdle / float64(opt.Draws)
-	res.Utilization = util
+	mean.done()
 	finish(res, p.FLOPs(), chip, start)
 	return res, nil
 }

@@ -360,8 +360,7 @@ func (s *Simulator) Run(p tile.Problem, k tile.Kernel, chip *Chip, opt Options) 
 		return nil, err
 	}
 	res := &Result{Problem: p, KernelName: "mul_mm_id", Kernel: k, Chip: chip.Name, Engine: opt.Engine, Draws: opt.Draws}
-	var sumCycles, sumIdle float64
-	var util utilization
+	mean := drawMean{res: res}
 	for d := 0; d < opt.Draws; d++ {
 		tpe, err := opt.Routing.Counts(p, opt.Seed+uint64(d))
 		if err != nil {
@@ -371,29 +370,13 @@ func (s *Simulator) Run(p tile.Problem, k tile.Kernel, chip *Chip, opt Options) 
 		if err != nil {
 			return nil, err
 		}
-		counters := CountPlan(plan, b)
-		res.Sim.Represented += counters.Work.Instructions
 		gr, err := s.RunGrid(g, chip, opt.Engine)
 		if err != nil {
 			return nil, err
 		}
-		if d == 0 {
-			res.Counters = counters
-			res.CoreBusyUs = gr.CoreBusyUs
-			res.Occupancy, res.Registers = gr.Occupancy, gr.Registers
-		}
-		res.Sim.Instructions += gr.Instructions
-		res.Sim.Events += gr.Events
-		sumCycles += gr.Cycles
-		sumIdle += gr.IdleSGCycles
-		for l := range res.LevelBytes {
-			res.LevelBytes[l] += gr.LevelBytes[l] / float64(opt.Draws)
-		}
-		util.addScaled(gr.Utilization, 1/float64(opt.Draws))
+		mean.add(d, CountPlan(plan, b), gr)
 	}
-	res.KernelCycles = sumCycles / float64(opt.Draws)
-	res.IdleSGCycles = sumIdle / float64(opt.Draws)
-	res.Utilization = util
+	mean.done()
 	res.KernelUs = res.KernelCycles / chip.ClockMHz.Value
 	m0, err := s.map0(p, chip)
 	if err != nil {
@@ -407,6 +390,42 @@ func (s *Simulator) Run(p tile.Problem, k tile.Kernel, chip *Chip, opt Options) 
 	res.Limiter = limiter(res.Utilization, res.Counters.Work.MMA8 > 0)
 	res.Sim.Wall = time.Since(start)
 	return res, nil
+}
+
+// drawMean gathers the dispatches of a run's routing draws into its Result:
+// the first draw's counters, occupancy and per-core busy time, the sum of the
+// instructions, and the mean of the cycles, barrier-idle simdgroup-cycles,
+// bytes per memory level and utilisation.
+type drawMean struct {
+	res                *Result
+	sumCycles, sumIdle float64
+	util               utilization
+}
+
+// add records draw d (counted from 0) of res.Draws.
+func (m *drawMean) add(d int, counters Counters, gr *GridResult) {
+	res, n := m.res, float64(m.res.Draws)
+	if d == 0 {
+		res.Counters, res.CoreBusyUs = counters, gr.CoreBusyUs
+		res.Occupancy, res.Registers = gr.Occupancy, gr.Registers
+	}
+	res.Sim.Represented += counters.Work.Instructions
+	res.Sim.Instructions += gr.Instructions
+	res.Sim.Events += gr.Events
+	m.sumCycles += gr.Cycles
+	m.sumIdle += gr.IdleSGCycles
+	for l := range res.LevelBytes {
+		res.LevelBytes[l] += gr.LevelBytes[l] / n
+	}
+	m.util.addScaled(gr.Utilization, 1/n)
+}
+
+// done writes the means once every draw is added.
+func (m *drawMean) done() {
+	n := float64(m.res.Draws)
+	m.res.KernelCycles = m.sumCycles / n
+	m.res.IdleSGCycles = m.sumIdle / n
+	m.res.Utilization = m.util
 }
 
 type map0Key struct {
