@@ -2,7 +2,6 @@ package tile
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/isa"
@@ -38,8 +37,7 @@ type Builder struct {
 	halfB  bool
 	rowBPS float64
 
-	mu    sync.Mutex
-	cache map[Context]*isa.Program
+	progs programCache
 }
 
 // NewBuilder validates the kernel for the problem.
@@ -57,26 +55,13 @@ func NewBuilder(p Problem, k Kernel) (*Builder, error) {
 	return &Builder{
 		Kernel: k, typeA: p.TypeA, halfB: p.HalfB,
 		rowBPS: float64(rb) * float64(k.NK) / float64(p.K),
-		cache:  map[Context]*isa.Program{},
 	}, nil
 }
 
 // Program returns the (cached) program of a tile context. Repeat does not change
 // the program.
 func (b *Builder) Program(c Context) *isa.Program {
-	c.Repeat = false
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if p, ok := b.cache[c]; ok {
-		return p
-	}
-	p := b.build(c)
-	if err := p.Validate(); err != nil {
-		panic(fmt.Sprintf("tile: builder made an invalid program: %v", err)) // a builder bug, not bad input
-	}
-	p.Timing() // expand now so the cached program is never written again
-	b.cache[c] = p
-	return p
+	return b.progs.get(c, "mul_mm_id", b.build)
 }
 
 func (b *Builder) build(c Context) *isa.Program {

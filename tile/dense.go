@@ -3,7 +3,6 @@ package tile
 import (
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/isa"
@@ -140,8 +139,7 @@ type MMBuilder struct {
 	inner  *Builder // the mul_mm_id staging and compute the simdgroup path shares
 	rowBPS float64
 
-	mu    sync.Mutex
-	cache map[Context]*isa.Program
+	progs programCache
 }
 
 // NewMMBuilder validates the problem for kernel_mul_mm on a path.
@@ -156,7 +154,7 @@ func NewMMBuilder(p DenseProblem, path Path) (*MMBuilder, error) {
 		return nil, fmt.Errorf("path = %d: must be simdgroup or tensor", path)
 	}
 	rb, _ := p.TypeA.RowBytes(p.K)
-	b := &MMBuilder{Problem: p, Path: path, rowBPS: float64(rb) * 32 / float64(p.K), cache: map[Context]*isa.Program{}}
+	b := &MMBuilder{Problem: p, Path: path, rowBPS: float64(rb) * 32 / float64(p.K)}
 	_, nr1 := b.TileShape()
 	b.BCOut = p.M%64 != 0 || p.N%nr1 != 0
 	b.inner = &Builder{Kernel: Kernel{Variant: Upstream(), Path: Simdgroup}, typeA: p.TypeA, halfB: p.HalfB, rowBPS: b.rowBPS}
@@ -189,24 +187,11 @@ func (b *MMBuilder) Context(x, y int) Context {
 
 // Program returns the (cached) program of a tile context.
 func (b *MMBuilder) Program(c Context) *isa.Program {
-	c.Repeat = false
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if p, ok := b.cache[c]; ok {
-		return p
-	}
-	var p *isa.Program
+	build := b.buildSimdgroup
 	if b.Path == Tensor {
-		p = b.buildTensor(c)
-	} else {
-		p = b.buildSimdgroup(c)
+		build = b.buildTensor
 	}
-	if err := p.Validate(); err != nil {
-		panic(fmt.Sprintf("tile: mul_mm builder made an invalid program: %v", err)) // a builder bug, not bad input
-	}
-	p.Timing()
-	b.cache[c] = p
-	return p
+	return b.progs.get(c, "mul_mm", build)
 }
 
 func (b *MMBuilder) buildSimdgroup(c Context) *isa.Program {

@@ -2,7 +2,6 @@ package tile
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/isa"
@@ -176,8 +175,7 @@ type VecBuilder struct {
 	k        int
 	rowBytes int
 
-	mu    sync.Mutex
-	cache map[Context]*isa.Program
+	progs programCache
 }
 
 // NewVecBuilder validates the kernel for the operand types and K.
@@ -195,7 +193,7 @@ func NewVecBuilder(v VecKernel, typeA dequant.Type, halfB bool, k int) (*VecBuil
 	if err != nil {
 		return nil, err
 	}
-	return &VecBuilder{Kernel: v, typeA: typeA, halfB: halfB, k: k, rowBytes: rb, cache: map[Context]*isa.Program{}}, nil
+	return &VecBuilder{Kernel: v, typeA: typeA, halfB: halfB, k: k, rowBytes: rb}, nil
 }
 
 // Steps returns the k-steps of a row: ceil(k / span).
@@ -209,19 +207,7 @@ func (b *VecBuilder) Context(rows, tokens int) Context {
 
 // Program returns the (cached) program of a context; Repeat does not change it.
 func (b *VecBuilder) Program(c Context) *isa.Program {
-	c.Repeat = false
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if p, ok := b.cache[c]; ok {
-		return p
-	}
-	p := b.build(c)
-	if err := p.Validate(); err != nil {
-		panic(fmt.Sprintf("tile: mat-vec builder made an invalid program: %v", err)) // a builder bug, not bad input
-	}
-	p.Timing()
-	b.cache[c] = p
-	return p
+	return b.progs.get(c, "mat-vec", b.build)
 }
 
 func (b *VecBuilder) build(c Context) *isa.Program {
