@@ -178,20 +178,12 @@ func matchMulMatID(c Case) (Case, error) {
 			return c, nil
 		}
 	}
-	typ, err := dequant.ParseType(ta)
-	if err != nil {
-		c.Reason = fmt.Sprintf("weight type %s has no dequantizer in metalsim (supported: %s)", ta, supportedTypes())
+	typ, halfB, reason := operandTypes(ta, tb)
+	if reason != "" {
+		c.Reason = reason
 		return c, nil
 	}
-	prob.TypeA = typ
-	switch tb {
-	case "f32":
-	case "f16":
-		prob.HalfB = true
-	default:
-		c.Reason = fmt.Sprintf("activation type %s is not modelled (f32, f16)", tb)
-		return c, nil
-	}
+	prob.TypeA, prob.HalfB = typ, halfB
 	c.Problem = prob
 	if _, err := typ.RowBytes(k); err != nil && k > 0 {
 		c.Reason = fmt.Sprintf("%v: the kernel's K tail is not modelled", err)
@@ -257,20 +249,12 @@ func matchMulMat(c Case) (Case, error) {
 			return c, nil
 		}
 	}
-	typ, err := dequant.ParseType(ta)
-	if err != nil {
-		c.Reason = fmt.Sprintf("weight type %s has no dequantizer in metalsim (supported: %s)", ta, supportedTypes())
+	typ, halfB, reason := operandTypes(ta, tb)
+	if reason != "" {
+		c.Reason = reason
 		return c, nil
 	}
-	prob := tile.DenseProblem{M: dims[0], N: dims[1], K: dims[2], TypeA: typ}
-	switch tb {
-	case "f32":
-	case "f16":
-		prob.HalfB = true
-	default:
-		c.Reason = fmt.Sprintf("activation type %s is not modelled (f32, f16)", tb)
-		return c, nil
-	}
+	prob := tile.DenseProblem{M: dims[0], N: dims[1], K: dims[2], TypeA: typ, HalfB: halfB}
 	c.Dense = prob
 	if _, err := typ.RowBytes(prob.K); err != nil && prob.K > 0 {
 		c.Reason = fmt.Sprintf("%v: the kernel's K tail is not modelled", err)
@@ -305,4 +289,22 @@ func denseKernel(p Params) string {
 		return KernelMulMM
 	}
 	return KernelMulMV
+}
+
+// operandTypes maps a row's type_a and type_b to the weight type and whether
+// activations are half, or gives the reason the row is not modelled: a weight
+// type without a dequantizer, or an activation type other than f32/f16.
+func operandTypes(ta, tb string) (typ dequant.Type, halfB bool, reason string) {
+	typ, err := dequant.ParseType(ta)
+	if err != nil {
+		return typ, false, fmt.Sprintf("weight type %s has no dequantizer in metalsim (supported: %s)", ta, supportedTypes())
+	}
+	switch tb {
+	case "f32":
+	case "f16":
+		halfB = true
+	default:
+		return typ, false, fmt.Sprintf("activation type %s is not modelled (f32, f16)", tb)
+	}
+	return typ, halfB, ""
 }
