@@ -42,17 +42,18 @@ func runHeadline(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "headline", err)
 	}
 	var st sim.SimStats
-	var simUs float64
+	var simUs, simCycles float64
 	for _, r := range rep.Rows {
 		if r.Result != nil {
 			st.Instructions += r.Result.Sim.Instructions
 			st.Represented += r.Result.Sim.Represented
 			simUs += r.Result.KernelUs * float64(r.Result.Draws)
+			simCycles += r.Result.KernelCycles * float64(r.Result.Draws)
 		}
 	}
 	st.Wall = time.Since(start)
 	fmt.Fprintln(stdout)
-	return okOr(stderr, trace.WriteRates(stdout, st, simUs))
+	return okOr(stderr, trace.WriteRates(stdout, st, simUs, simCycles))
 }
 
 func okOr(stderr io.Writer, err error) int {
