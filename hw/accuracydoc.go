@@ -3,6 +3,7 @@ package hw
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -48,6 +49,8 @@ func (rep *Report) WriteAccuracyDoc(w io.Writer, command string, chips []*sim.Ch
 		fmt.Fprintf(w, "| %s / %s | %d | %.2f | ≤ %.0f | %.2f | %.4f | %d | %.2f | ± %.1f | %s |\n",
 			cs.Chip, cs.Path, cs.Modelled, cs.MAPE, g.MAPE, cs.MaxErrPct, cs.R2Log, cs.Pairs, cs.MaxDeltaPP, g.DeltaPP, met)
 	}
+	fmt.Fprintln(w)
+	rep.writeByKernel(w)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "## Every row")
 	fmt.Fprintln(w)
@@ -98,4 +101,50 @@ func (rep *Report) WriteAccuracyDoc(w io.Writer, command string, chips []*sim.Ch
 		fmt.Fprintln(w, "Every row is modelled.")
 	}
 	return nil
+}
+
+// docKernels are the kernels a test-backend-ops log can run, in the order the
+// accuracy document lists them.
+var docKernels = []string{KernelMulMMID, KernelMulMVID, KernelMulMM, KernelMulMV, KernelMulMVExt}
+
+// writeByKernel writes the error of the modelled timed rows per kernel and
+// chip/path, and "no measurement yet" for a kernel without such rows.
+func (rep *Report) writeByKernel(w io.Writer) {
+	fmt.Fprintln(w, "## By kernel")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "The host picks the kernel from the row's shape (docs/model.md, \"Other kernels\"). Modelled rows with a")
+	fmt.Fprintln(w, "measured time, by kernel:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| kernel | chip / path | rows | MAPE % | max % |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|")
+	for _, k := range docKernels {
+		type group struct {
+			name string
+			errs []float64
+		}
+		var groups []*group
+		for _, r := range rep.Rows {
+			if r.Kernel != k || !r.Modelled || !r.Row.HasTime {
+				continue
+			}
+			name := fmt.Sprintf("%s / %s", chipName(r), r.Path)
+			i := slices.IndexFunc(groups, func(g *group) bool { return g.name == name })
+			if i < 0 {
+				groups = append(groups, &group{name: name})
+				i = len(groups) - 1
+			}
+			groups[i].errs = append(groups[i].errs, math.Abs(r.ErrorPct))
+		}
+		if len(groups) == 0 {
+			fmt.Fprintf(w, "| `%s` | — | 0 | no measurement yet | |\n", k)
+			continue
+		}
+		for _, g := range groups {
+			sum := 0.0
+			for _, e := range g.errs {
+				sum += e
+			}
+			fmt.Fprintf(w, "| `%s` | %s | %d | %.2f | %.2f |\n", k, g.name, len(g.errs), sum/float64(len(g.errs)), slices.Max(g.errs))
+		}
+	}
 }

@@ -202,3 +202,32 @@ func TestParseFitParamErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestAccuracyByKernel: the accuracy document lists the error per kernel from
+// hand-made results, and "no measurement yet" for kernels without timed rows.
+func TestAccuracyByKernel(t *testing.T) {
+	chip, err := sim.LookupChip("M1 Pro 16-core GPU")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := func(kernel string, errPct float64) RowResult {
+		var r RowResult
+		r.Chip, r.Kernel, r.Modelled, r.Row.HasTime, r.ErrorPct = chip, kernel, true, true, errPct
+		return r
+	}
+	rep := &Report{Rows: []RowResult{row(KernelMulMMID, 2), row(KernelMulMMID, -4), row(KernelMulMV, 1)}}
+	var b strings.Builder
+	rep.writeByKernel(&b)
+	out := b.String()
+	for _, want := range []string{
+		"| `mul_mm_id` | M1 Pro 16-core GPU / simdgroup | 2 | 3.00 | 4.00 |",
+		"| `mul_mv` | M1 Pro 16-core GPU / simdgroup | 1 | 1.00 | 1.00 |",
+		"| `mul_mm` | — | 0 | no measurement yet | |",
+		"| `mul_mv_id` | — | 0 | no measurement yet | |",
+		"| `mul_mv_ext` | — | 0 | no measurement yet | |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+}
