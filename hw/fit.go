@@ -59,6 +59,19 @@ func ParseFitParam(s string, chips []*sim.Chip) (FitParam, error) {
 	if cur.Value < fp.Lo || cur.Value > fp.Hi {
 		return FitParam{}, fmt.Errorf("--param %q: current value %g is outside [%g, %g]", s, cur.Value, fp.Lo, fp.Hi)
 	}
+	// both bounds must be values the chip file allows, or the fit fails
+	// late, at the first evaluation outside them
+	for _, b := range []float64{fp.Lo, fp.Hi} {
+		probe, p := chip.Clone(), cur
+		p.Value = b
+		if err := probe.SetParam(name, p); err != nil {
+			what := fmt.Sprintf("bounds %q", bounds)
+			if !hasBounds {
+				what = fmt.Sprintf("default bounds %g:%g (a quarter to four times the current value; give =LO:HI)", fp.Lo, fp.Hi)
+			}
+			return FitParam{}, fmt.Errorf("--param %q: %s: %w", s, what, err)
+		}
+	}
 	return fp, nil
 }
 

@@ -196,9 +196,34 @@ func TestParseFitParamErrors(t *testing.T) {
 		{"warp_size@M1 Pro 16-core GPU", "no parameter"},
 		{"barrier_clk@M1 Pro 16-core GPU=5:1", "LO < HI"},
 		{"barrier_clk@M1 Pro 16-core GPU=1000:2000", "outside"},
+		// bounds the chip file does not allow fail here, not at the first
+		// evaluation outside them deep in the fit
+		{"sg_launch_clk@M1 Pro 16-core GPU=-1:1000", `bounds "-1:1000": sg_launch_clk = -1: must be in [0, 1e+06]`},
+		{"sg_launch_clk@M1 Pro 16-core GPU=0:1e300", "sg_launch_clk = 1e+300: must be in [0, 1e+06]"},
+		{"classes.mma8.issue_clk@M1 Pro 16-core GPU=0:1e9", "classes.mma8.issue_clk = 1e+09: must be in [0, 4096]"},
 	} {
 		if _, err := ParseFitParam(tc.spec, chips); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("ParseFitParam(%q) = %v, want %q", tc.spec, err, tc.want)
+		}
+	}
+}
+
+// TestParseFitParamDefaultBounds: the default bounds (a quarter to four times
+// the current value) of every fittable parameter of every chip are values the
+// chip file allows.
+func TestParseFitParamDefaultBounds(t *testing.T) {
+	chips, err := sim.Chips()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range chips {
+		for _, np := range c.ParamTable() {
+			if fittable(c, np.Name) != nil {
+				continue
+			}
+			if _, err := ParseFitParam(np.Name+"@"+c.Name, []*sim.Chip{c}); err != nil {
+				t.Errorf("%s: %v", c.Name, err)
+			}
 		}
 	}
 }

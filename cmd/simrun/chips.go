@@ -12,16 +12,21 @@ func runChips(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("chips", "List the embedded chips, or print one chip file (--show NAME, or --chip-file FILE to check a file).", stderr)
 	show := fs.String("show", "", "print this chip's file (name or alias), with calibrated values resolved")
 	file := fs.String("chip-file", "", "load and print a chip file (checks it)")
-	if code, ok := parse(fs, args); !ok {
+	if code, ok := parseFlagsOnly(fs, args, "chips", stderr); !ok {
 		return code
 	}
 	if *show != "" || *file != "" {
+		if *show != "" && *file != "" {
+			return fail(stderr, "chips", fmt.Errorf("--show %q and --chip-file %s: give one", *show, *file))
+		}
 		var c *sim.Chip
 		var err error
 		if *file != "" {
-			c, err = sim.LoadChipFile(*file)
-		} else {
-			c, err = sim.LookupChip(*show)
+			if c, err = sim.LoadChipFile(*file); err != nil {
+				err = fmt.Errorf("--chip-file: %w", err)
+			}
+		} else if c, err = sim.LookupChip(*show); err != nil {
+			err = fmt.Errorf("--show: %w", err)
 		}
 		if err != nil {
 			return fail(stderr, "chips", err)

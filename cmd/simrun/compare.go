@@ -121,6 +121,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		if ext := strings.ToLower(filepath.Ext(*plotFile)); ext != ".png" && ext != ".svg" {
 			return fail(stderr, "compare", fmt.Errorf("--plot %q: the file must end in .png or .svg", *plotFile))
 		}
+		if err := checkOutFile("--plot", *plotFile, ""); err != nil {
+			return fail(stderr, "compare", err)
+		}
 	}
 	list, model, err := compareShapes(&shape, set, *shapes, *preset, *ggufFile)
 	if err != nil {
@@ -130,10 +133,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if model != nil {
 		used, experts = model.Used, model.Experts
 	}
-	r, _, tokens, err := parseRouting(*routing, used, experts)
-	if err == nil && r == nil {
-		err = fmt.Errorf("--routing %q: give its parameter (zipf:S, hot:H:F)", *routing)
-	}
+	r, _, tokens, err := parseOneRouting("compare", *routing, used, experts)
 	if err != nil {
 		return fail(stderr, "compare", err)
 	}
@@ -239,6 +239,22 @@ func compareShapes(shape *shapeFlags, set map[string]bool, shapes, preset, ggufF
 // compareRun predicts every point with both variants; with a model it adds
 // a layer-total row per chip and n.
 func compareRun(chips []*sim.Chip, variants []variantArg, path string, shapes []compareShape, layer bool, ns []int, opt sim.Options) ([]compareRow, error) {
+	// shapes map0 cannot launch fail before anything runs
+	for _, chip := range chips {
+		for _, sh := range shapes {
+			p, err := sh.build(ns[0])
+			if err != nil {
+				return nil, err
+			}
+			experts, used := "--experts", "--used"
+			if layer {
+				experts, used = "the model's experts (n_mats)", "its experts used per token (n_used)"
+			}
+			if err := checkMap0(p, chip, experts, used); err != nil {
+				return nil, err
+			}
+		}
+	}
 	sm := sim.NewSimulator()
 	var rows []compareRow
 	for _, chip := range chips {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/metalsim/metalsim/golden"
 	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/tile"
 	"github.com/metalsim/metalsim/trace"
 )
 
@@ -30,7 +31,7 @@ func runEmulate(args []string, stdout, stderr io.Writer) int {
 	_ = fs.Set("experts", "16")
 	fs.Lookup("used").DefValue = "4"
 	_ = fs.Set("used", "4")
-	if code, ok := parse(fs, args); !ok {
+	if code, ok := parseFlagsOnly(fs, args, "emulate", stderr); !ok {
 		return code
 	}
 	p, err := pf.problem()
@@ -43,6 +44,9 @@ func runEmulate(args []string, stdout, stderr io.Writer) int {
 	}
 	if *workers < 0 {
 		return fail(stderr, "emulate", fmt.Errorf("--workers = %d: must be >= 0", *workers))
+	}
+	if err := checkEmulateMemory(p); err != nil {
+		return fail(stderr, "emulate", err)
 	}
 	t := sim.RandomTensors(p, *seed)
 	start := time.Now()
@@ -72,4 +76,28 @@ func runEmulate(args []string, stdout, stderr io.Writer) int {
 	macs := float64(res.Counters.Active) * float64(k.NR0*k.NR1) * float64(p.K)
 	fmt.Fprintf(stdout, "emulated %.3g MACs (padding included) in %v: %.3g MAC/s\n", macs, wall.Round(time.Millisecond), macs/wall.Seconds())
 	return exitOK
+}
+
+// maxEmulateBytes bounds the memory emulate holds: every operand, the output
+// and the references at once.
+const maxEmulateBytes = 8 << 30
+
+// checkEmulateMemory refuses a problem whose operands would not fit in
+// maxEmulateBytes, instead of letting the allocation crash the process.
+func checkEmulateMemory(p tile.Problem) error {
+	rb, err := p.TypeA.RowBytes(p.K)
+	if err != nil {
+		return err
+	}
+	weights := float64(p.Experts) * float64(p.M) * float64(rb)
+	acts := float64(p.Tokens) * float64(p.SrcRows()) * float64(p.K) * 4
+	slots := float64(p.Tokens) * float64(p.Used)
+	outs := slots*float64(p.M)*(4+4+4+8) + slots*4 // dst, the two references and their bound; ids
+	total := weights + acts + outs
+	if total <= maxEmulateBytes {
+		return nil
+	}
+	return fmt.Errorf("--experts, --m, --k, --n: %.3g GB in memory: weights %.3g GB (n_mats x m x k), activations %.3g GB (n x n_used x k; n x k with --b), "+
+		"output and references %.3g GB (n x n_used x m); emulate holds them at once and allows at most %d GiB",
+		total/1e9, weights/1e9, acts/1e9, outs/1e9, maxEmulateBytes>>30)
 }

@@ -46,6 +46,9 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 	if *maxEvals < 0 {
 		return fail(stderr, "fit", fmt.Errorf("--max-evals = %d: must be >= 0", *maxEvals))
 	}
+	if st, err := os.Stat(*outDir); err != nil || !st.IsDir() {
+		return fail(stderr, "fit", fmt.Errorf("--out-dir %q: not a directory (the fitted chip files go there)", *outDir))
+	}
 	rows, files, err := readMeasurements(fs.Args(), stderr)
 	if err != nil {
 		return fail(stderr, "fit", err)

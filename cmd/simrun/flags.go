@@ -41,7 +41,10 @@ func (f *problemFlags) problem() (tile.Problem, error) {
 	default:
 		return p, fmt.Errorf("--type-b %q: allowed f32, f16", f.typeB)
 	}
-	return p, p.Validate()
+	if err := p.Validate(); err != nil {
+		return p, flagError(err)
+	}
+	return p, nil
 }
 
 // kernelFlags choose the kernel variant and path.
@@ -101,22 +104,40 @@ func (f *kernelFlags) kernel(chip *sim.Chip) (tile.Kernel, error) {
 // chipFlags pick a chip by name or from a file.
 type chipFlags struct {
 	name, file string
+	fs         *flag.FlagSet
 }
 
 func (f *chipFlags) register(fs *flag.FlagSet, def string) {
-	fs.StringVar(&f.name, "chip", def, "chip name or alias (simrun chips lists them)")
-	fs.StringVar(&f.file, "chip-file", "", "load the chip from this chip file instead")
+	f.registerUsage(fs, def, "chip name or alias (simrun chips lists them)", "load the chip from this chip file instead of --chip")
+}
+
+// registerUsage registers --chip and --chip-file with the given help texts.
+func (f *chipFlags) registerUsage(fs *flag.FlagSet, def, chipUsage, fileUsage string) {
+	f.fs = fs
+	fs.StringVar(&f.name, "chip", def, chipUsage)
+	fs.StringVar(&f.file, "chip-file", "", fileUsage)
 }
 
 // chip returns the selected chip, or nil when neither flag is set.
 func (f *chipFlags) chip() (*sim.Chip, error) {
 	if f.file != "" {
-		return sim.LoadChipFile(f.file)
+		if f.fs != nil && flagsGiven(f.fs)["chip"] {
+			return nil, fmt.Errorf("--chip %q and --chip-file %s: give one", f.name, f.file)
+		}
+		c, err := sim.LoadChipFile(f.file)
+		if err != nil {
+			return nil, fmt.Errorf("--chip-file: %w", err)
+		}
+		return c, nil
 	}
 	if f.name == "" {
 		return nil, nil
 	}
-	return sim.LookupChip(f.name)
+	c, err := sim.LookupChip(f.name)
+	if err != nil {
+		return nil, fmt.Errorf("--chip: %w", err)
+	}
+	return c, nil
 }
 
 // simFlags are the timing options.
@@ -144,4 +165,23 @@ func (f *simFlags) options() (sim.Options, error) {
 		return sim.Options{}, fmt.Errorf("--seed = 0: must be positive")
 	}
 	return sim.Options{Engine: e, Draws: f.draws, Seed: f.seed}, nil
+}
+
+// checkMap0 reports a shape whose map0 threadgroup cannot launch on chip,
+// before any simulation: llama.cpp runs kernel_mul_mm_id_map0 as one
+// threadgroup with a thread per expert that stages the n_mats x n_used ids as
+// uint16 in threadgroup memory, and asserts that both fit. experts and used
+// name the flags (or fields) the two counts come from.
+func checkMap0(p tile.Problem, chip *sim.Chip, experts, used string) error {
+	maxThreads, mem := int(chip.MaxThreadsPerTG.Value), int(chip.TGMemoryPerTG.Value)
+	maxExperts := min(maxThreads/32*32, mem/2)
+	if p.Experts > maxExperts {
+		return fmt.Errorf("%s = %d: must be in [1, %d] on %s (map0 runs a thread per expert, at most %d threads, and stages 2 x n_mats x n_used bytes of ids in %d bytes of threadgroup memory)",
+			experts, p.Experts, maxExperts, chip.Name, maxThreads, mem)
+	}
+	if 2*p.Experts*p.Used > mem {
+		return fmt.Errorf("%s = %d: must be in [1, %d] with %s = %d on %s (map0 stages 2 x n_mats x n_used = %d bytes of ids in threadgroup memory, at most %d)",
+			used, p.Used, mem/(2*p.Experts), experts, p.Experts, chip.Name, 2*p.Experts*p.Used, mem)
+	}
+	return nil
 }

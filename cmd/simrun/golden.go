@@ -17,7 +17,7 @@ func runGolden(args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
-		return exitBadUsed
+		return fail(stderr, "golden", fmt.Errorf("want one golden directory, got %d arguments (usage: simrun golden DIR)", fs.NArg()))
 	}
 	dir := fs.Arg(0)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {

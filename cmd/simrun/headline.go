@@ -16,7 +16,7 @@ func runHeadline(args []string, stdout, stderr io.Writer) int {
 		"predicted next to the measured values embedded from the calibration sets.", stderr)
 	var sf simFlags
 	sf.register(fs)
-	if code, ok := parse(fs, args); !ok {
+	if code, ok := parseFlagsOnly(fs, args, "headline", stderr); !ok {
 		return code
 	}
 	opt, err := sf.options()

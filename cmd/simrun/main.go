@@ -115,3 +115,15 @@ func fail(stderr io.Writer, cmd string, err error) int {
 	fmt.Fprintf(stderr, "simrun %s: %v\n", cmd, err)
 	return exitBadUsed
 }
+
+// parseFlagsOnly parses the flags of a command that takes no arguments: a
+// stray argument is an error, not silently ignored.
+func parseFlagsOnly(fs *flag.FlagSet, args []string, cmd string, stderr io.Writer) (int, bool) {
+	if code, ok := parse(fs, args); !ok {
+		return code, false
+	}
+	if fs.NArg() > 0 {
+		return fail(stderr, cmd, fmt.Errorf("unexpected argument %q (%s takes flags only)", fs.Arg(0), cmd)), false
+	}
+	return 0, true
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -59,29 +60,27 @@ func mergeSweeps(files []string, w io.Writer) error {
 	if points < 0 {
 		points = 0
 	}
-	owner := make([]*sweepFile, points)
+	// work over the rows the files hold, never over the points count a file
+	// claims: a corrupt count must not allocate or loop
+	owner := map[int]*sweepFile{}
 	for _, sf := range all {
-		for i := range points {
-			if sf.rows[i] == nil && sf.recs[i] == nil {
-				continue
-			}
-			if owner[i] != nil {
-				return fmt.Errorf("point %d is in both %s and %s (the same shard twice?)", i, owner[i].name, sf.name)
+		for _, i := range sf.indices() {
+			if o := owner[i]; o != nil {
+				return fmt.Errorf("point %d is in both %s and %s (the same shard twice?)", i, o.name, sf.name)
 			}
 			owner[i] = sf
 		}
 	}
-	var missing []string
-	for i, o := range owner {
-		if o == nil {
-			missing = append(missing, fmt.Sprint(i))
+	if len(owner) < points {
+		var missing []string
+		for i := 0; i < points && len(missing) < 10; i++ {
+			if owner[i] == nil {
+				missing = append(missing, fmt.Sprint(i))
+			}
 		}
-	}
-	if len(missing) > 0 {
 		more := ""
-		if len(missing) > 10 {
-			more = fmt.Sprintf(" and %d more", len(missing)-10)
-			missing = missing[:10]
+		if n := points - len(owner); n > len(missing) {
+			more = fmt.Sprintf(" and %d more", n-len(missing))
 		}
 		return fmt.Errorf("points %s%s of %d are in no file (a shard missing?)", strings.Join(missing, ", "), more, points)
 	}
@@ -89,7 +88,8 @@ func mergeSweeps(files []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	for i, o := range owner {
+	for i := range points {
+		o := owner[i]
 		if o.json {
 			err = sw.writeJSONRow(o.rows[i])
 		} else {
@@ -100,6 +100,19 @@ func mergeSweeps(files []string, w io.Writer) error {
 		}
 	}
 	return sw.close()
+}
+
+// indices returns the point indices the file holds.
+func (sf *sweepFile) indices() []int {
+	out := make([]int, 0, len(sf.rows)+len(sf.recs))
+	for i := range sf.rows {
+		out = append(out, i)
+	}
+	for i := range sf.recs {
+		out = append(out, i)
+	}
+	slices.Sort(out)
+	return out
 }
 
 func formatName(isJSON bool) string {

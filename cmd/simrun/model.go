@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -71,8 +72,14 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	}
 	set := flagsGiven(fs)
 	if *list {
-		if *preset != "" || *ggufFile != "" {
-			return fail(stderr, "model", errors.New("--list: give it alone, without --preset or --gguf"))
+		var others []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name != "list" {
+				others = append(others, "--"+f.Name)
+			}
+		})
+		if len(others) > 0 {
+			return fail(stderr, "model", fmt.Errorf("--list: give it alone, without %s (it lists the presets and runs nothing)", strings.Join(others, ", ")))
 		}
 		return okOr(stderr, writePresets(stdout))
 	}
@@ -115,10 +122,7 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "model", err)
 	}
-	r, _, tokens, err := parseRouting(*routing, m.Used, m.Experts)
-	if err == nil && r == nil {
-		err = fmt.Errorf("--routing %q: give its parameter (zipf:S, hot:H:F)", *routing)
-	}
+	r, _, tokens, err := parseOneRouting("model", *routing, m.Used, m.Experts)
 	if err != nil {
 		return fail(stderr, "model", err)
 	}
@@ -127,6 +131,14 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	}
 	opt.Routing = r
 	lo := models.LayerOptions{Type: typ, ForceType: set["type"] || m.Tensors == nil, HalfB: halfB}
+	lo.Tokens = ns[0]
+	mms, err := m.Layer(lo)
+	if err != nil {
+		return fail(stderr, "model", modelTypeHint(err))
+	}
+	if err := checkMap0(mms[0].Problem, chip, "the model's experts (n_mats)", "its experts used per token (n_used)"); err != nil {
+		return fail(stderr, "model", err)
+	}
 	sm := sim.NewSimulator()
 	var rows []modelRow
 	for _, n := range ns {

@@ -98,6 +98,11 @@ func runOccupancy(args []string, stdout, stderr io.Writer) int {
 	if *plotFile != "" && ext != ".png" && ext != ".svg" {
 		return fail(stderr, "occupancy", fmt.Errorf("--plot %q: want a .png or .svg file", *plotFile))
 	}
+	if *plotFile != "" {
+		if err := checkOutFile("--plot", *plotFile, ""); err != nil {
+			return fail(stderr, "occupancy", err)
+		}
+	}
 
 	maxSG := int(chip.MaxThreadsPerCore.Value) / 32
 	fmt.Fprintf(stdout, "occupancy on %s: register file %.0f KiB, %d threads, %d threadgroups, %.0f KiB threadgroup memory per core (thread granule %d)\n",

@@ -18,7 +18,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	kf.register(fs, "")
 	cf.register(fs, "M1 Pro 16-core GPU")
 	sf.register(fs)
-	if code, ok := parse(fs, args); !ok {
+	if code, ok := parseFlagsOnly(fs, args, "simulate", stderr); !ok {
 		return code
 	}
 	p, err := pf.problem()
@@ -35,6 +35,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	}
 	opt, err := sf.options()
 	if err != nil {
+		return fail(stderr, "simulate", err)
+	}
+	if err := checkMap0(p, chip, "--experts", "--used"); err != nil {
 		return fail(stderr, "simulate", err)
 	}
 	r, err := sim.Simulate(p, k, chip, opt)

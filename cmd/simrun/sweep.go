@@ -244,6 +244,19 @@ func parseRouting(spec string, used, experts int) (r sim.Routing, partial bool, 
 	return nil, false, 0, bad("unknown routing (allowed: uniform, zipf:S, hot:H:F, file:PATH)")
 }
 
+// parseOneRouting parses the single --routing of compare and model: a spec
+// with all its parameters.
+func parseOneRouting(cmd, spec string, used, experts int) (sim.Routing, bool, int, error) {
+	r, partial, tokens, err := parseRouting(spec, used, experts)
+	switch {
+	case err != nil && strings.Contains(spec, ","):
+		return nil, false, 0, fmt.Errorf("--routing %q: %s takes one routing (simrun sweep takes a list)", spec, cmd)
+	case err == nil && r == nil:
+		return nil, false, 0, fmt.Errorf("--routing %q: give its parameter (zipf:S, hot:H:F)", spec)
+	}
+	return r, partial, tokens, err
+}
+
 // parseRoutings expands routing specs with the --skew values, in order.
 func parseRoutings(specs []string, skews []float64, used, experts int) ([]routePoint, error) {
 	if len(specs) == 0 {
@@ -638,6 +651,9 @@ func (s *sweepSpec) row(sm *sim.Simulator, i int) *sweepRow {
 		return r
 	}
 	p, err := s.shape.problem(n, s.shape.m, s.shape.k)
+	if err == nil {
+		err = checkMap0(p, chip, "--experts", "--used")
+	}
 	if err != nil {
 		r.Error = err.Error()
 		return r
@@ -890,8 +906,11 @@ func readSweepFile(name string, data []byte) (*sweepFile, error) {
 		if err := dec.Decode(&doc); err != nil {
 			return nil, fmt.Errorf("%s: not a sweep JSON output: %w", name, err)
 		}
-		if doc.Points == nil || *doc.Points < 0 {
+		if doc.Points == nil {
 			return nil, fmt.Errorf("%s: not a sweep JSON output: no \"points\" count", name)
+		}
+		if *doc.Points < 0 {
+			return nil, fmt.Errorf("%s: \"points\" = %d: must be >= 0", name, *doc.Points)
 		}
 		sf.points = *doc.Points
 		for i, raw := range doc.Rows {

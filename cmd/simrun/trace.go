@@ -36,6 +36,11 @@ share of the simdgroup time in the legend. At most --rows simdgroup rows are dra
 core order; raise --rows or narrow --cores to see the rest). With a picture and no --out, no JSON
 is written.`
 
+// maxTraceEvents bounds --max-events: a traced event holds about 1 KB of
+// memory until the file is written (spans, then their JSON), so ten times the
+// default is ~5 GB and ~800 MB of JSON, past what Perfetto opens comfortably.
+const maxTraceEvents = 10 * sim.DefaultTraceMaxEvents
+
 func runTrace(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("trace", traceSummary, stderr)
 	var pf problemFlags
@@ -48,7 +53,7 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "trace.json", "output file (- for standard output, the summary then goes to standard error); not written when only --png/--svg are given")
 	window := fs.String("window", fmt.Sprintf("0:%d", sim.DefaultTraceWindowUs), "time window START:END in µs from the dispatch start")
 	cores := fs.String("cores", "0,1", "cores to trace: a list of numbers and ranges (0,2,4-7) or all")
-	maxEvents := fs.Int("max-events", sim.DefaultTraceMaxEvents, "cap on spans and counter samples")
+	maxEvents := fs.Int("max-events", sim.DefaultTraceMaxEvents, fmt.Sprintf("cap on spans and counter samples, at most %d", maxTraceEvents))
 	idle := fs.Float64("idle", 0, "idle threshold in ns: a resident simdgroup that issues nothing for longer shows an idle span (0: twice the chip's DRAM latency)")
 	sample := fs.Float64("sample", sim.DefaultTraceSampleUs, "DRAM bandwidth counter interval in µs")
 	full := fs.Bool("full", false, "run the whole dispatch (to report its time) instead of stopping after the window")
@@ -86,8 +91,8 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "trace", err)
 	}
-	if *maxEvents < 1 {
-		return fail(stderr, "trace", fmt.Errorf("--max-events = %d: must be positive", *maxEvents))
+	if *maxEvents < 1 || *maxEvents > maxTraceEvents {
+		return fail(stderr, "trace", fmt.Errorf("--max-events = %d: must be in [1, %d] (about 1 KB of memory per event while the trace is written)", *maxEvents, maxTraceEvents))
 	}
 	if !(*idle >= 0) || *idle > 1e9 {
 		return fail(stderr, "trace", fmt.Errorf("--idle = %g: must be in [0, 1e9] ns", *idle))
@@ -348,7 +353,10 @@ func parseCores(s string, n int, chip string) ([]int, error) {
 		if err != nil || f == "" {
 			return nil, fmt.Errorf("--cores %q: %q is not a core number or range (e.g. 0,2,4-7 or all)", s, f)
 		}
-		if a < 0 || b < a || b >= n {
+		if isRange && b < a {
+			return nil, fmt.Errorf("--cores %q: range %q: want LO-HI with LO <= HI", s, f)
+		}
+		if a < 0 || b >= n {
 			return nil, fmt.Errorf("--cores %q: %q: %s has cores 0..%d", s, f, chip, n-1)
 		}
 		for c := a; c <= b; c++ {

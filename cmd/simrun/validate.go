@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/metalsim/metalsim/hw"
 	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/tile"
 )
 
 // readMeasurements parses measurement files of any supported format (calibration
@@ -50,6 +52,9 @@ func readMeasurements(files []string, stderr io.Writer) ([]hw.Row, []string, err
 			}
 			rows = append(rows, lg.Rows...)
 		default:
+			if first, _, _ := strings.Cut(strings.TrimSpace(string(data)), "\n"); strings.Contains(first, "\t") {
+				return nil, nil, fmt.Errorf("%s: not a calibration TSV (its header line starts with #: \"# chip<TAB>gpu_path<TAB>op ...\"), a test-backend-ops log or its --output sql form", f)
+			}
 			return nil, nil, fmt.Errorf("%s: not a calibration TSV, a test-backend-ops log or its --output sql form", f)
 		}
 	}
@@ -70,8 +75,10 @@ type measureFlags struct {
 }
 
 func (f *measureFlags) register(fs *flag.FlagSet) {
-	f.chip.register(fs, "")
-	fs.StringVar(&f.variant, "variant", "", "kernel variant of rows that name none (logs); default upstream")
+	f.chip.registerUsage(fs, "",
+		"chip of every row, a name or alias (simrun chips); default: the chip each row names (a log's \"Apple M1 Pro\" maps to the common core count)",
+		"load the chip of every row from this chip file")
+	fs.StringVar(&f.variant, "variant", "", "built-in kernel variant of rows that name none (logs); default upstream")
 }
 
 func (f *measureFlags) cases(rows []hw.Row) ([]hw.Case, error) {
@@ -79,9 +86,17 @@ func (f *measureFlags) cases(rows []hw.Row) ([]hw.Case, error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.variant != "" {
+		if _, err := tile.LookupVariant(f.variant); err != nil {
+			return nil, fmt.Errorf("--variant: %w", err)
+		}
+		if !slices.ContainsFunc(rows, func(r hw.Row) bool { return r.Variant == "" }) {
+			return nil, fmt.Errorf("--variant %s: every row names its variant; --variant sets the variant of rows that name none (test-backend-ops logs)", f.variant)
+		}
+	}
 	opt := hw.MatchOptions{Chip: chip, Variant: f.variant}
-	if f.chip.file != "" {
-		// a chip file replaces the chip of every row
+	if chip != nil {
+		// --chip and --chip-file replace the chip of every row
 		for i := range rows {
 			rows[i].Chip = ""
 		}

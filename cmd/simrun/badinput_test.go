@@ -1,0 +1,157 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/tile"
+)
+
+// TestBadInputFailsEarly: bad flags, arguments and files are exit 2 with an
+// error naming the flag (or field) and its allowed range, before anything
+// runs: nothing on stdout, no panic, no silent default.
+func TestBadInputFailsEarly(t *testing.T) {
+	dir := t.TempDir()
+	noDir := filepath.Join(dir, "no", "such")
+	hugeJSON := sweepWriteFile(t, dir, "huge.json", `{"points":2000000000000,"rows":[]}`)
+	negJSON := sweepWriteFile(t, dir, "neg.json", `{"points":-1,"rows":[]}`)
+	hugeCSV := sweepWriteFile(t, dir, "huge.csv", strings.Join(sweepColumns, ",")+"\n1,9000000000000000000"+strings.Repeat(",", len(sweepColumns)-2)+"\n")
+	oneRow := sweepWriteFile(t, dir, "one.tsv", "# chip\tgpu_path\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tvariant\tus_per_run\n"+
+		"M1 Pro 16-core GPU\tsimdgroup\tMUL_MAT_ID\tq4_0\tf32\t16\t4\t64\t256\t32\tupstream\t100\n")
+	noHash := sweepWriteFile(t, dir, "noHash.tsv", strings.TrimPrefix(readFile(t, oneRow), "# "))
+	chipFile := filepath.Join(dir, "chip.json")
+	if code, out, errb := simrunCmd("chips", "--show", "M1 Pro 14-core GPU"); code != exitOK {
+		t.Fatal(errb)
+	} else if err := os.WriteFile(chipFile, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m1 := "M1 Pro 16-core GPU"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		// stray arguments of commands that take none
+		{[]string{"simulate", "extra"}, `unexpected argument "extra" (simulate takes flags only)`},
+		{[]string{"emulate", "extra"}, `unexpected argument "extra" (emulate takes flags only)`},
+		{[]string{"--draws", "1", "extra"}, `unexpected argument "extra" (headline takes flags only)`},
+		{[]string{"chips", "extra"}, `unexpected argument "extra" (chips takes flags only)`},
+		{[]string{"isa", "extra"}, `unexpected argument "extra" (isa takes flags only)`},
+		{[]string{"golden", "a", "b"}, "want one golden directory, got 2 arguments"},
+		// problem errors name the flag
+		{[]string{"simulate", "--n", "0"}, "--n: problem: n (tokens) = 0: must be in [1, 16777216]"},
+		{[]string{"simulate", "--experts", "100000"}, "--experts: problem: n_mats (experts) = 100000: must be in [1, 4096]"},
+		{[]string{"emulate", "--m", "0"}, "--m: problem: m (rows) = 0: must be in [1, 1048576]"},
+		{[]string{"emulate", "--used", "17"}, "--used: problem: n_used (experts per token) = 17: must be in [1, 16]"},
+		{[]string{"trace", "--k", "100"}, "--k: problem: k = 100: must be a positive multiple of the q4_0 block size 32"},
+		// chip flags
+		{[]string{"simulate", "--chip", "M0"}, `--chip: unknown chip "M0"`},
+		{[]string{"simulate", "--chip-file", filepath.Join(dir, "none.json")}, "--chip-file: open"},
+		{[]string{"simulate", "--chip", "M5", "--chip-file", chipFile}, `--chip "M5" and --chip-file ` + chipFile + ": give one"},
+		{[]string{"trace", "--chip", "M5", "--chip-file", chipFile}, "give one"},
+		{[]string{"occupancy", "--chip", "M5", "--chip-file", chipFile}, "give one"},
+		{[]string{"validate", "--chip", "M5", "--chip-file", chipFile, oneRow}, "give one"},
+		{[]string{"validate", "--chip", "M0", oneRow}, `--chip: unknown chip "M0"`},
+		{[]string{"validate", noHash}, `noHash.tsv: not a calibration TSV (its header line starts with #: "# chip<TAB>gpu_path<TAB>op ...")`},
+		{[]string{"chips", "--show", "M0"}, `--show: unknown chip "M0"`},
+		{[]string{"chips", "--show", "M5", "--chip-file", chipFile}, `--show "M5" and --chip-file ` + chipFile + ": give one"},
+		{[]string{"chips", "--chip-file", filepath.Join(dir, "none.json")}, "--chip-file: open"},
+		// --variant of validate and fit: checked, and only where rows need it
+		{[]string{"validate", "--variant", "nope"}, `--variant: unknown variant "nope"`},
+		{[]string{"validate", "--variant", "halftile"}, "--variant halftile: every row names its variant"},
+		{[]string{"fit", "--variant", "halftile", "--param", "sg_launch_clk@" + m1}, "--variant halftile: every row names its variant"},
+		// fit: bounds and the output directory before the fit runs
+		{[]string{"fit", "--param", "sg_launch_clk@" + m1 + "=0:1e300"}, "sg_launch_clk = 1e+300: must be in [0, 1e+06]"},
+		{[]string{"fit", "--out-dir", noDir, "--param", "sg_launch_clk@" + m1}, `--out-dir "` + noDir + `": not a directory`},
+		// output files checked before the run
+		{append(compareArgs("upstream", "halftile"), "--plot", filepath.Join(noDir, "c.png")), "--plot"},
+		{[]string{"occupancy", "--plot", filepath.Join(noDir, "o.png")}, "--plot"},
+		// map0's threadgroup must launch: one thread per expert, n_mats x n_used ids in threadgroup memory
+		{[]string{"simulate", "--experts", "2048"}, "--experts = 2048: must be in [1, 1024] on M1 Pro 16-core GPU (map0 runs a thread per expert"},
+		{[]string{"simulate", "--experts", "1024", "--used", "17"}, "--used = 17: must be in [1, 16] with --experts = 1024 on M1 Pro 16-core GPU"},
+		{[]string{"compare", "--experts", "2048", "--n", "32", "upstream", "halftile"}, "--experts = 2048: must be in [1, 1024]"},
+		// emulate holds every operand in memory
+		{[]string{"emulate", "--m", "65536", "--k", "65536"}, "--experts, --m, --k, --n: 39.1 GB in memory"},
+		{[]string{"emulate", "--n", "16777216"}, "allows at most 8 GiB"},
+		// merge works over the rows a shard holds, not the count it claims
+		{[]string{"merge", hugeJSON}, "points 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 and 1999999999990 more of 2000000000000 are in no file"},
+		{[]string{"merge", hugeCSV}, "of 9000000000000000000 are in no file"},
+		{[]string{"merge", negJSON}, `"points" = -1: must be >= 0`},
+		// one routing for compare and model; --list alone
+		{append(compareArgs("upstream", "halftile"), "--routing", "uniform,zipf:1"), "compare takes one routing (simrun sweep takes a list)"},
+		{[]string{"model", "--preset", "mixtral", "--routing", "uniform,zipf:1"}, "model takes one routing"},
+		{[]string{"model", "--list", "--n", "0"}, "--list: give it alone, without --n"},
+		// trace bounds
+		{[]string{"trace", "--max-events", "2000000000"}, "--max-events = 2000000000: must be in [1, 5000000]"},
+		{[]string{"trace", "--cores", "3-1"}, `range "3-1": want LO-HI with LO <= HI`},
+	} {
+		code, out, errb := simrunCmd(tc.args...)
+		if code != exitBadUsed || !strings.Contains(errb, tc.want) || out != "" {
+			t.Errorf("simrun %s: exit %d, stdout %d bytes, stderr %q; want exit 2, no output and %q",
+				strings.Join(tc.args, " "), code, len(out), errb, tc.want)
+		}
+	}
+}
+
+// TestSweepMap0PointError: a sweep point map0 cannot launch is a row with
+// the error naming the flag, not the engine's threadgroup limit.
+func TestSweepMap0PointError(t *testing.T) {
+	code, out, errb := simrunCmd("sweep", "--experts", "2048", "--n", "32", "--variant", "upstream", "--draws", "1")
+	if code != exitFailed || !strings.Contains(out, "--experts = 2048: must be in [1, 1024]") || !strings.Contains(errb, "1 of 1 points failed") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errb)
+	}
+}
+
+// TestCheckMap0MatchesTheEngine: checkMap0 accepts exactly the shapes whose
+// map0 threadgroup the timing engine can launch.
+func TestCheckMap0MatchesTheEngine(t *testing.T) {
+	chip, err := sim.LookupChip("M1 Pro 16-core GPU")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm := sim.NewSimulator()
+	for _, eu := range [][2]int{{1024, 16}, {1024, 17}, {992, 16}, {1025, 1}, {512, 32}, {512, 33}} {
+		p := tile.Problem{Experts: eu[0], Used: eu[1], M: 64, K: 64, Tokens: 32, TypeA: dequant.Q4_0}
+		errCheck := checkMap0(p, chip, "--experts", "--used")
+		_, errRun := sm.Run(p, tile.Kernel{Variant: tile.Upstream(), Path: tile.Simdgroup}, chip, sim.Options{Draws: 1, Seed: 1})
+		if (errCheck == nil) != (errRun == nil) {
+			t.Errorf("experts %d, used %d: checkMap0 %v, engine %v", eu[0], eu[1], errCheck, errRun)
+		}
+	}
+}
+
+// TestValidateChipReplacesEveryRow: --chip, like --chip-file, sets the chip
+// of every row, also of rows that name one (docs/measuring.md: a log's "Apple
+// M1 Pro" is the 16-core part; --chip picks the 14-core one).
+func TestValidateChipReplacesEveryRow(t *testing.T) {
+	tsv := sweepWriteFile(t, t.TempDir(), "one.tsv", "# chip\tgpu_path\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tvariant\tus_per_run\n"+
+		"M1 Pro 16-core GPU\tsimdgroup\tMUL_MAT_ID\tq4_0\tf32\t16\t4\t64\t256\t32\tupstream\t100\n")
+	code, out, errb := simrunCmd("validate", "--draws", "1", "--format", "json", "--chip", "M1 Pro 14-core GPU", tsv)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	var doc struct {
+		Rows []struct {
+			Chip string `json:"chip"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Rows) != 1 || doc.Rows[0].Chip != "M1 Pro 14-core GPU" {
+		t.Fatalf("rows %+v, want the one row on the M1 Pro 14-core GPU", doc.Rows)
+	}
+}
+
+func readFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
