@@ -192,6 +192,12 @@ func matchMulMatID(c Case) (Case, error) {
 	if err := prob.Validate(); err != nil {
 		return c, err
 	}
+	if c.Kernel == KernelMulMMID {
+		if err := sim.CheckMap0(prob, c.Chip, "n_mats", "n_used"); err != nil {
+			c.Reason = fmt.Sprintf("%v: llama.cpp's map0 cannot launch it either", err)
+			return c, nil
+		}
+	}
 	if c.Kernel != KernelMulMMID {
 		// kernel_mul_mv_id: the mm_id variant does not apply
 		c.Modelled = true

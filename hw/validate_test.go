@@ -256,3 +256,30 @@ func TestAccuracyByKernel(t *testing.T) {
 		}
 	}
 }
+
+// TestMap0LimitIsNotModelled: a row whose map0 threadgroup cannot launch
+// (more experts than threads per threadgroup) is listed as not modelled with
+// the field named, and the other rows of the file are still predicted.
+func TestMap0LimitIsNotModelled(t *testing.T) {
+	tsv := "# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tvariant\tus_per_run\n" +
+		"M1 Pro 16-core GPU\tMUL_MAT_ID\tq4_0\tf32\t2048\t8\t64\t64\t32\tupstream\t100\n" +
+		"M1 Pro 16-core GPU\tMUL_MAT_ID\tq4_0\tf32\t8\t2\t64\t64\t32\tupstream\t10\n"
+	rows, err := ParseTSV(strings.NewReader(tsv), "map0.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := Match(rows, MatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cases[0].Modelled || !strings.Contains(cases[0].Reason, "n_mats = 2048: must be in [1, 1024]") {
+		t.Errorf("2048 experts: modelled %v, reason %q", cases[0].Modelled, cases[0].Reason)
+	}
+	rep, err := Validate(cases, sim.NewSimulator(), sim.Options{Draws: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Summary.Modelled != 1 || rep.Rows[1].PredictedUs <= 0 {
+		t.Errorf("the other row: summary %+v, predicted %v", rep.Summary, rep.Rows[1].PredictedUs)
+	}
+}

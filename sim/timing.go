@@ -359,6 +359,9 @@ func (s *Simulator) Run(p tile.Problem, k tile.Kernel, chip *Chip, opt Options) 
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	if err := CheckMap0(p, chip, "n_mats", "n_used"); err != nil {
+		return nil, err // before the main kernel is timed
+	}
 	res := &Result{Problem: p, KernelName: "mul_mm_id", Kernel: k, Chip: chip.Name, Engine: opt.Engine, Draws: opt.Draws}
 	mean := drawMean{res: res}
 	for d := 0; d < opt.Draws; d++ {
@@ -430,6 +433,25 @@ func (m *drawMean) done() {
 
 type map0Key struct {
 	experts, used int
+}
+
+// CheckMap0 reports a problem whose map0 threadgroup cannot launch on chip:
+// llama.cpp runs kernel_mul_mm_id_map0 as one threadgroup with a thread per
+// expert that stages the n_mats x n_used ids as uint16 in threadgroup memory,
+// and asserts that both fit. experts and used name the fields (or flags) the
+// two counts come from, for the error.
+func CheckMap0(p tile.Problem, chip *Chip, experts, used string) error {
+	maxThreads, mem := int(chip.MaxThreadsPerTG.Value), int(chip.TGMemoryPerTG.Value)
+	maxExperts := min(maxThreads/32*32, mem/2)
+	if p.Experts > maxExperts {
+		return fmt.Errorf("%s = %d: must be in [1, %d] on %s (map0 runs a thread per expert, at most %d threads, and stages 2 x n_mats x n_used bytes of ids in %d bytes of threadgroup memory)",
+			experts, p.Experts, maxExperts, chip.Name, maxThreads, mem)
+	}
+	if 2*p.Experts*p.Used > mem {
+		return fmt.Errorf("%s = %d: must be in [1, %d] with %s = %d on %s (map0 stages 2 x n_mats x n_used = %d bytes of ids in threadgroup memory, at most %d)",
+			used, p.Used, mem/(2*p.Experts), experts, p.Experts, chip.Name, 2*p.Experts*p.Used, mem)
+	}
+	return nil
 }
 
 // map0 times the map0 kernel: one threadgroup of n_mats threads.

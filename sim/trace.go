@@ -20,7 +20,7 @@ import (
 // Trace defaults and limits.
 const (
 	DefaultTraceWindowUs  = 200     // the first 200 µs of the dispatch
-	DefaultTraceMaxEvents = 500_000 // about 60 MB of trace-event JSON
+	DefaultTraceMaxEvents = 500_000 // about 80 MB of trace-event JSON
 	DefaultTraceSampleUs  = 1       // DRAM bandwidth counter interval
 	// DefaultTraceIdleDRAMTrips is the default idle threshold in DRAM
 	// latencies. In the detailed engine's gaps between two instructions of a

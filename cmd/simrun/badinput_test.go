@@ -6,10 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/metalsim/metalsim/dequant"
-	"github.com/metalsim/metalsim/sim"
-	"github.com/metalsim/metalsim/tile"
 )
 
 // TestBadInputFailsEarly: bad flags, arguments and files are exit 2 with an
@@ -103,24 +99,6 @@ func TestSweepMap0PointError(t *testing.T) {
 	code, out, errb := simrunCmd("sweep", "--experts", "2048", "--n", "32", "--variant", "upstream", "--draws", "1")
 	if code != exitFailed || !strings.Contains(out, "--experts = 2048: must be in [1, 1024]") || !strings.Contains(errb, "1 of 1 points failed") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errb)
-	}
-}
-
-// TestCheckMap0MatchesTheEngine: checkMap0 accepts exactly the shapes whose
-// map0 threadgroup the timing engine can launch.
-func TestCheckMap0MatchesTheEngine(t *testing.T) {
-	chip, err := sim.LookupChip("M1 Pro 16-core GPU")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sm := sim.NewSimulator()
-	for _, eu := range [][2]int{{1024, 16}, {1024, 17}, {992, 16}, {1025, 1}, {512, 32}, {512, 33}} {
-		p := tile.Problem{Experts: eu[0], Used: eu[1], M: 64, K: 64, Tokens: 32, TypeA: dequant.Q4_0}
-		errCheck := checkMap0(p, chip, "--experts", "--used")
-		_, errRun := sm.Run(p, tile.Kernel{Variant: tile.Upstream(), Path: tile.Simdgroup}, chip, sim.Options{Draws: 1, Seed: 1})
-		if (errCheck == nil) != (errRun == nil) {
-			t.Errorf("experts %d, used %d: checkMap0 %v, engine %v", eu[0], eu[1], errCheck, errRun)
-		}
 	}
 }
 

@@ -192,3 +192,16 @@ func TestDocsCurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateNotesMulMVID: below 32 tokens llama.cpp runs mul_mv_id, and
+// simulate says so with that kernel's prediction; at 32 it says nothing.
+func TestSimulateNotesMulMVID(t *testing.T) {
+	code, out, errb := runCLI("simulate", "--n", "8", "--draws", "1", "--experts", "16", "--used", "2", "--m", "128", "--k", "256")
+	if code != exitOK || !strings.Contains(out, "llama.cpp runs kernel_mul_mv_id") {
+		t.Fatalf("n = 8: exit %d, stderr %q, stdout:\n%s", code, errb, out)
+	}
+	code, out, _ = runCLI("simulate", "--n", "32", "--draws", "1", "--experts", "16", "--used", "2", "--m", "128", "--k", "256")
+	if code != exitOK || strings.Contains(out, "mul_mv_id") {
+		t.Fatalf("n = 32: exit %d, stdout:\n%s", code, out)
+	}
+}

@@ -250,7 +250,7 @@ func compareRun(chips []*sim.Chip, variants []variantArg, path string, shapes []
 			if layer {
 				experts, used = "the model's experts (n_mats)", "its experts used per token (n_used)"
 			}
-			if err := checkMap0(p, chip, experts, used); err != nil {
+			if err := sim.CheckMap0(p, chip, experts, used); err != nil {
 				return nil, err
 			}
 		}

@@ -75,7 +75,7 @@ func (f *kernelFlags) register(fs *flag.FlagSet, defPath string) {
 	fs.StringVar(&f.variant, "variant", "upstream", "kernel variant: a built-in ("+strings.Join(names, ", ")+
 		"; simrun variants) or a .toml spec file (docs/variants/)")
 	f.path.val = defPath
-	fs.Var(&f.path, "path", "kernel path: simdgroup or tensor (default: the spec file's path, else the chip's llama.cpp default)")
+	fs.Var(&f.path, "path", "kernel path: simdgroup or tensor (default: the spec file's path, else the chip's llama.cpp default; simdgroup without a chip)")
 }
 
 func (f *kernelFlags) kernel(chip *sim.Chip) (tile.Kernel, error) {
@@ -165,23 +165,4 @@ func (f *simFlags) options() (sim.Options, error) {
 		return sim.Options{}, fmt.Errorf("--seed = 0: must be positive")
 	}
 	return sim.Options{Engine: e, Draws: f.draws, Seed: f.seed}, nil
-}
-
-// checkMap0 reports a shape whose map0 threadgroup cannot launch on chip,
-// before any simulation: llama.cpp runs kernel_mul_mm_id_map0 as one
-// threadgroup with a thread per expert that stages the n_mats x n_used ids as
-// uint16 in threadgroup memory, and asserts that both fit. experts and used
-// name the flags (or fields) the two counts come from.
-func checkMap0(p tile.Problem, chip *sim.Chip, experts, used string) error {
-	maxThreads, mem := int(chip.MaxThreadsPerTG.Value), int(chip.TGMemoryPerTG.Value)
-	maxExperts := min(maxThreads/32*32, mem/2)
-	if p.Experts > maxExperts {
-		return fmt.Errorf("%s = %d: must be in [1, %d] on %s (map0 runs a thread per expert, at most %d threads, and stages 2 x n_mats x n_used bytes of ids in %d bytes of threadgroup memory)",
-			experts, p.Experts, maxExperts, chip.Name, maxThreads, mem)
-	}
-	if 2*p.Experts*p.Used > mem {
-		return fmt.Errorf("%s = %d: must be in [1, %d] with %s = %d on %s (map0 stages 2 x n_mats x n_used = %d bytes of ids in threadgroup memory, at most %d)",
-			used, p.Used, mem/(2*p.Experts), experts, p.Experts, chip.Name, 2*p.Experts*p.Used, mem)
-	}
-	return nil
 }

@@ -12,8 +12,9 @@ import (
 
 func runHeadline(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("headline", "The headline experiment: the 128-expert top-8 q4_0 perf shape of test-backend-ops (m=768,\n"+
-		"k=2048), n = 32..512, upstream vs halftile, on the M1 Pro (simdgroup path) and the M5 (tensor path),\n"+
-		"predicted next to the measured values embedded from the calibration sets.", stderr)
+		"k=2048), every calibration row (n = 8..512 on the M1 Pro, simdgroup path; 32..512 on the M5, tensor\n"+
+		"path), upstream vs halftile, predicted next to the measured values embedded from the calibration sets;\n"+
+		"n < 32 runs mul_mv_id, as llama.cpp does.", stderr)
 	var sf simFlags
 	sf.register(fs)
 	if code, ok := parseFlagsOnly(fs, args, "headline", stderr); !ok {

@@ -30,7 +30,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"headline", "the default experiment: 128-expert top-8 q4_0, n = 32..512, upstream vs halftile on M1 Pro and M5", runHeadline},
+		{"headline", "the default experiment: 128-expert top-8 q4_0, every calibration row (n = 8..512), upstream vs halftile on M1 Pro and M5", runHeadline},
 		{"golden", "verify dequantization and mul_mat_id emulation against a golden directory", runGolden},
 		{"emulate", "run one MUL_MAT_ID for values and print counters and the error against a float64 reference", runEmulate},
 		{"simulate", "predict the time of one MUL_MAT_ID on a chip", runSimulate},

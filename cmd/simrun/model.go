@@ -136,7 +136,7 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "model", modelTypeHint(err))
 	}
-	if err := checkMap0(mms[0].Problem, chip, "the model's experts (n_mats)", "its experts used per token (n_used)"); err != nil {
+	if err := sim.CheckMap0(mms[0].Problem, chip, "the model's experts (n_mats)", "its experts used per token (n_used)"); err != nil {
 		return fail(stderr, "model", err)
 	}
 	sm := sim.NewSimulator()

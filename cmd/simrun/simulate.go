@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/metalsim/metalsim/sim"
@@ -37,7 +38,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "simulate", err)
 	}
-	if err := checkMap0(p, chip, "--experts", "--used"); err != nil {
+	if err := sim.CheckMap0(p, chip, "--experts", "--used"); err != nil {
 		return fail(stderr, "simulate", err)
 	}
 	r, err := sim.Simulate(p, k, chip, opt)
@@ -46,6 +47,15 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := trace.WriteResult(stdout, r); err != nil {
 		return fail(stderr, "simulate", err)
+	}
+	if p.Tokens < 32 || p.K < 64 {
+		// llama.cpp would not run mul_mm_id here (KF 2.2): say what it runs
+		mv, err := sim.NewSimulator().RunMulMVID(p, chip, opt)
+		if err != nil {
+			return fail(stderr, "simulate", err)
+		}
+		fmt.Fprintf(stdout, "  note              llama.cpp runs kernel_mul_mv_id when n < 32 or k < 64: predicted %.1f µs per run (limiter %s); the variant does not apply to it (simrun validate times what llama.cpp runs)\n",
+			mv.TotalUs, mv.Limiter)
 	}
 	return exitOK
 }

@@ -652,7 +652,7 @@ func (s *sweepSpec) row(sm *sim.Simulator, i int) *sweepRow {
 	}
 	p, err := s.shape.problem(n, s.shape.m, s.shape.k)
 	if err == nil {
-		err = checkMap0(p, chip, "--experts", "--used")
+		err = sim.CheckMap0(p, chip, "--experts", "--used")
 	}
 	if err != nil {
 		r.Error = err.Error()

@@ -24,7 +24,7 @@ token tile x, tokens) and per simdgroup of the slot (setup / stage / compute / s
 waits, idle), resident threadgroups per core, and the chip's DRAM bandwidth in GB/s.
 
 Size: 30 to 130 spans per µs per traced core, ~160 bytes each: the default (first 200 µs, cores 0,1)
-is 12,000-19,000 events and 2-3 MB on the M1 Pro, ~50,000 events and 8.5 MB on the M5's tensor path,
+is 12,000-19,000 events and 2-3 MB on the M1 Pro, ~50,000 events and 8.4 MB on the M5's tensor path,
 about 1 s of simulation. Time and size grow with --window and --cores; --max-events caps the events
 (the trace then stops where the cap was hit, and simrun says so). The run stops at the first
 threadgroup finish after the window unless --full.
