@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"runtime"
+	"sync"
 
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/sim"
@@ -195,39 +197,67 @@ type References struct {
 }
 
 // Reference computes the references of a problem in float64, output order
-// dst[(t*Used+s)*M + r].
+// dst[(t*Used+s)*M + r]. Each expert row is decoded once for all the pairs
+// routed to its expert, and experts are spread over GOMAXPROCS goroutines;
+// every output is one k-ordered sum, so the result does not depend on either.
 func Reference(p tile.Problem, t *sim.Tensors) References {
 	rb, _ := p.TypeA.RowBytes(p.K)
 	l := p.TypeA.Layout()
-	dec := dequant.Decoder(p.TypeA, dequant.ByteReads)
 	n := p.Tokens * p.Used * p.M
 	out := References{F64: make([]float32, n), F16In: make([]float32, n), SumAbs: make([]float64, n)}
-	row := make([]float32, p.K)
-	rowH := make([]float64, p.K)
-	var chunk [16]float32
-	for tok := 0; tok < p.Tokens; tok++ {
-		for s := 0; s < p.Used; s++ {
-			e := int(t.IDs[tok*p.Used+s])
-			b := t.Src1[(tok*p.SrcRows()+s%p.SrcRows())*p.K:][:p.K]
-			for r := 0; r < p.M; r++ {
-				base := (e*p.M + r) * rb
-				for k0 := 0; k0 < p.K; k0 += 16 {
-					blk := t.Weights[base+k0/l.BlockWeights*l.BlockBytes:][:l.BlockBytes]
-					dec(blk, k0%l.BlockWeights/16, &chunk)
-					copy(row[k0:k0+16], chunk[:])
-				}
-				var s64, sh, sa float64
-				for k, w := range row {
-					s64 += float64(w) * float64(b[k])
-					rowH[k] = float64(dequant.RoundHalf(w)) * float64(dequant.RoundHalf(b[k]))
-					sh += rowH[k]
-					sa += math.Abs(rowH[k])
-				}
-				o := (tok*p.Used+s)*p.M + r
-				out.F64[o], out.F16In[o], out.SumAbs[o] = float32(s64), float32(sh), sa
-			}
-		}
+	// activations, and activations rounded to half, per source row
+	srcRows := p.Tokens * p.SrcRows()
+	b64 := make([]float64, srcRows*p.K)
+	bH := make([]float64, srcRows*p.K)
+	for i, v := range t.Src1[:srcRows*p.K] {
+		b64[i], bH[i] = float64(v), float64(dequant.RoundHalf(v))
 	}
+	pairs := make([][]int, p.Experts) // (token, slot) pairs by expert
+	for pair, e := range t.IDs[:p.Tokens*p.Used] {
+		pairs[e] = append(pairs[e], pair)
+	}
+	workers := max(1, min(runtime.GOMAXPROCS(0), p.Experts))
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			dec := dequant.Decoder(p.TypeA, dequant.ByteReads)
+			var chunk [16]float32
+			w64 := make([]float64, p.K)
+			wH := make([]float64, p.K)
+			for e := w; e < p.Experts; e += workers {
+				if len(pairs[e]) == 0 {
+					continue
+				}
+				for r := 0; r < p.M; r++ {
+					base := (e*p.M + r) * rb
+					for k0 := 0; k0 < p.K; k0 += 16 {
+						blk := t.Weights[base+k0/l.BlockWeights*l.BlockBytes:][:l.BlockBytes]
+						dec(blk, k0%l.BlockWeights/16, &chunk)
+						for i, v := range chunk {
+							w64[k0+i], wH[k0+i] = float64(v), float64(dequant.RoundHalf(v))
+						}
+					}
+					for _, pair := range pairs[e] {
+						tok, s := pair/p.Used, pair%p.Used
+						src := (tok*p.SrcRows() + s%p.SrcRows()) * p.K
+						b, bh := b64[src:][:p.K], bH[src:][:p.K]
+						var s64, sh, sa float64
+						for k := range w64 {
+							s64 += w64[k] * b[k]
+							h := wH[k] * bh[k]
+							sh += h
+							sa += math.Abs(h)
+						}
+						o := pair*p.M + r
+						out.F64[o], out.F16In[o], out.SumAbs[o] = float32(s64), float32(sh), sa
+					}
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
 	return out
 }
 
