@@ -151,21 +151,20 @@ func (m *Machine) runSection(sec Section) {
 
 // lane geometry helpers
 
+// aItem and bItem give the A (16 weights) and B (8 activations) staging item
+// a lane handles in pass t: its tile row and chunk within the k-step.
 func (m *Machine) aItem(sg, lane, t int) (row, kc int, ok bool) {
-	tl := &m.P.Tiling
-	item := 32*sg + lane + t*tl.Threads
-	per := tl.NK / 16
-	if item >= tl.NR0*per {
-		return 0, 0, false
-	}
-	return item / per, item % per, true
+	return m.item(sg, lane, t, m.P.Tiling.NR0, m.P.Tiling.NK/16)
 }
 
 func (m *Machine) bItem(sg, lane, t int) (row, kc int, ok bool) {
-	tl := &m.P.Tiling
-	item := 32*sg + lane + t*tl.Threads
-	per := tl.NK / 8
-	if item >= tl.NR1*per {
+	return m.item(sg, lane, t, m.P.Tiling.NR1, m.P.Tiling.NK/8)
+}
+
+// item maps lane of simdgroup sg in pass t to one of rows x per items.
+func (m *Machine) item(sg, lane, t, rows, per int) (row, kc int, ok bool) {
+	item := 32*sg + lane + t*m.P.Tiling.Threads
+	if item >= rows*per {
 		return 0, 0, false
 	}
 	return item / per, item % per, true
