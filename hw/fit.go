@@ -21,7 +21,8 @@ type FitParam struct {
 }
 
 // ParseFitParam parses NAME@CHIP[=LO:HI]. Without bounds the parameter may move
-// within a factor of 4 of its current value (or [0, 1000] when it is 0).
+// within a factor of 4 of its current value (or [0, 1000] when it is 0), and
+// within the range the chip file allows.
 func ParseFitParam(s string, chips []*sim.Chip) (FitParam, error) {
 	spec, bounds, hasBounds := strings.Cut(s, "=")
 	name, chipName, ok := strings.Cut(spec, "@")
@@ -44,6 +45,9 @@ func ParseFitParam(s string, chips []*sim.Chip) (FitParam, error) {
 	fp := FitParam{Chip: chip.Name, Name: name, Lo: cur.Value / 4, Hi: cur.Value * 4}
 	if cur.Value == 0 {
 		fp.Hi = 1000
+	}
+	if lo, hi, ok := chip.ParamRange(name); ok { // defaults stay inside what the chip file allows
+		fp.Lo, fp.Hi = max(fp.Lo, lo), min(fp.Hi, hi)
 	}
 	if hasBounds {
 		lo, hi, ok := strings.Cut(bounds, ":")

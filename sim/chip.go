@@ -87,6 +87,10 @@ type Chip struct {
 	SLCLatencyNs     Param `json:"slc_latency_ns"`
 	DRAMLatencyNs    Param `json:"dram_latency_ns"`
 	DRAMBandwidthGBs Param `json:"dram_bandwidth_gbs"` // achievable, not the spec sheet figure
+	// TiledDRAMEfficiency is the fraction of DRAMBandwidthGBs that tiled
+	// weight reads achieve: the mm kernels read NK-weight pieces of 64 rows a
+	// row apart per k-step, not a stream as the mat-vec kernels do.
+	TiledDRAMEfficiency Param `json:"tiled_dram_efficiency"`
 
 	// Calibration records how the chip's fitted parameters were obtained.
 	Calibration *CalibrationRecord `json:"calibration,omitempty"`
@@ -293,6 +297,7 @@ func (c *Chip) rules() []paramRule {
 		{"slc_latency_ns", &c.SLCLatencyNs, 1, 10000, false},
 		{"dram_latency_ns", &c.DRAMLatencyNs, 1, 10000, false},
 		{"dram_bandwidth_gbs", &c.DRAMBandwidthGBs, 1, 100000, false},
+		{"tiled_dram_efficiency", &c.TiledDRAMEfficiency, 0.01, 1, false},
 		{"barrier_clk", &c.BarrierClk, 0, 100000, false},
 		{"sg_launch_clk", &c.SGLaunchClk, 0, 1e6, false},
 		{"dispatch_overhead_us", &c.DispatchOverheadUs, 0, 1e4, false},
@@ -413,6 +418,17 @@ func (c *Chip) Param(name string) (Param, error) {
 		}
 	}
 	return Param{}, fmt.Errorf("chip %s: no parameter %q", c.Name, name)
+}
+
+// ParamRange returns the values a top-level parameter may take (ok is false
+// for names without a fixed range, such as class costs).
+func (c *Chip) ParamRange(name string) (lo, hi float64, ok bool) {
+	for _, r := range c.rules() {
+		if r.field == name {
+			return r.lo, r.hi, true
+		}
+	}
+	return 0, 0, false
 }
 
 // SetParam changes one parameter (and re-resolves the class table).

@@ -56,16 +56,24 @@ type model struct {
 	portBPC    [numPipes]float64 // bytes per cycle of the shared ports
 	lat        [numLevels]int64
 	barrier    int64
-	launch     int64 // front-end cycles per simdgroup launched
+	launch     int64   // front-end cycles per simdgroup launched
+	dramBPC    float64 // chip-wide DRAM bytes per cycle for this kernel's access pattern
 }
 
 // cyc rounds a cycle count up to whole cycles (a cycle-level model cannot use
 // a result before the cycle it is ready in).
 func cyc(x float64) int64 { return int64(math.Ceil(x - 1e-9)) }
 
-func newModel(c *Chip) *model {
+// newModel resolves a chip's costs for one kernel; tiled says whether the
+// kernel reads its weights as tiles (Grid.TiledWeights), which achieve
+// tiled_dram_efficiency of the DRAM bandwidth.
+func newModel(c *Chip, tiled bool) *model {
 	m := &model{chip: c, quads: min(int(c.Schedulers.Value), maxQuads), sgInterval: max(1, cyc(c.SGIssueInterval.Value)),
 		dispatch: max(1, cyc(c.DispatchInterval.Value)), barrier: cyc(c.BarrierClk.Value), launch: cyc(c.SGLaunchClk.Value)}
+	m.dramBPC = c.DRAMBandwidthGBs.Value * 1e9 / c.Clock()
+	if tiled {
+		m.dramBPC *= c.TiledDRAMEfficiency.Value
+	}
 	for i, cc := range c.class {
 		m.cls[i] = ccost{pipe: cc.pipe, issue: max(1, cyc(cc.issue)), latency: cyc(cc.latency)}
 	}

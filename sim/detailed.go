@@ -32,12 +32,11 @@ type tgSink interface {
 }
 
 func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSink) detailedResult {
-	c := m.chip
 	var tgs tgSink
 	if trace != nil {
 		tgs, _ = trace.(tgSink)
 	}
-	dram := &dramServer{bytesPerClk: c.DRAMBandwidthGBs.Value * 1e9 / c.Clock()}
+	dram := &dramServer{bytesPerClk: m.dramBPC}
 	wl, al := cacheLevels(m, tgsPerCore)
 	cs := make([]*coreSim, cores)
 	launcher := make([]int64, cores)

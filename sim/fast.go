@@ -112,7 +112,7 @@ type coreCache struct {
 func newCoreCache(m *model, tgsPerCore int) *coreCache {
 	c := m.chip
 	return &coreCache{m: m, classes: map[classKey]int{}, mixes: map[string]*mixResult{}, loops: map[loopClass]int{},
-		dramBPC: c.DRAMBandwidthGBs.Value * 1e9 / c.Clock() / c.Cores.Value, tgsHint: tgsPerCore,
+		dramBPC: m.dramBPC / c.Cores.Value, tgsHint: tgsPerCore,
 		lineSets: map[string]*progMem{}}
 }
 

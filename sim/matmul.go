@@ -151,10 +151,11 @@ func (s *Simulator) DenseGrid(p tile.DenseProblem, path tile.Path, chip *Chip) (
 			shape = append(shape, b.Program(tile.Context{Rows: nr0, Tokens: 1, Steps: steps}))
 		}
 		return &Grid{
-			Kernel:   mmKey{p, path},
-			Shape:    shape,
-			Launched: g[0] * g[1],
-			ActReuse: g[1],
+			TiledWeights: true,
+			Kernel:       mmKey{p, path},
+			Shape:        shape,
+			Launched:     g[0] * g[1],
+			ActReuse:     g[1],
 			TG: func(i int) (*isa.Program, bool) {
 				c := b.Context(i%g[0], i/g[0])
 				return b.Program(c), c.Repeat

@@ -212,6 +212,10 @@ type Grid struct {
 	// in core-mix measurements (fewer distinct loops, fewer mixes to measure);
 	// DRAM traffic and overheads stay the program's own.
 	Loop func(*isa.Program) *isa.Program
+	// TiledWeights says the kernel reads weights as tiles (the mm kernels),
+	// which achieve the chip's tiled_dram_efficiency of its DRAM bandwidth;
+	// grids with equal Kernel keys must agree on it.
+	TiledWeights bool
 }
 
 // GridResult is the timing of one dispatch.
@@ -252,7 +256,7 @@ func (s *Simulator) share(g *Grid, chip *Chip) (*shared, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := newModel(chip)
+	m := newModel(chip, g.TiledWeights)
 	sh := &shared{m: m, cc: newCoreCache(m, occ.TGsPerCore), occ: occ, regs: regs, mems: map[memKey]*progMem{}}
 	s.shared[key] = sh
 	return sh, nil
@@ -323,10 +327,11 @@ func (s *Simulator) MulMMIDGrid(p tile.Problem, k tile.Kernel, tpe []int32) (*Gr
 		b.Program(tile.Context{Rows: k.NR0, Tokens: min(k.NR1H, k.NR1), Steps: steps}),
 	}
 	g := &Grid{
-		Kernel:   builderKey{k, p.TypeA, p.HalfB, p.K},
-		Shape:    shape,
-		Launched: plan.Launched(),
-		ActReuse: plan.Grid[1],
+		TiledWeights: true,
+		Kernel:       builderKey{k, p.TypeA, p.HalfB, p.K},
+		Shape:        shape,
+		Launched:     plan.Launched(),
+		ActReuse:     plan.Grid[1],
 		TG: func(i int) (*isa.Program, bool) {
 			ctx := plan.Context(plan.Coords(i))
 			return b.Program(ctx), ctx.Repeat

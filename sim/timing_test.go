@@ -142,6 +142,12 @@ func TestChipsLoadAndResolve(t *testing.T) {
 					t.Errorf("%s %s = %v (%s, %v), want %v from %s (%v)", c.Name, name, a.Value, a.Source, errA, b.Value, from.Name, errB)
 				}
 			}
+			// the tiled-read efficiency is copied when the source fitted it
+			if fe, _ := from.Param("tiled_dram_efficiency"); fe.Source == "calibrated" {
+				if ce, _ := c.Param("tiled_dram_efficiency"); ce.Value != fe.Value {
+					t.Errorf("%s tiled_dram_efficiency = %v, want %v from %s", c.Name, ce.Value, fe.Value, from.Name)
+				}
+			}
 			// DRAM bandwidth is the chip's memory system: never copied.
 			if a, _ := c.Param("dram_bandwidth_gbs"); strings.HasPrefix(a.Source, "calibrated") {
 				t.Errorf("%s dram_bandwidth_gbs taken from %s (source %s); it must stay the chip's own", c.Name, from.Name, a.Source)

@@ -353,7 +353,6 @@ func (r *TraceRecorder) setup(chip *Chip, cores, nsg int, info func(int) TraceTG
 	r.nsg = nsg
 	r.tgInfo = info
 	r.seen = map[int]bool{}
-	r.bpc = chip.DRAMBandwidthGBs.Value * 1e9 / chip.Clock()
 	r.bins = make([]float64, (tl.End-tl.Start+tl.Sample-1)/tl.Sample)
 	// room for the DRAM samples and each core's resident count at the window
 	// start; spans and resident changes take the rest as they come
@@ -363,6 +362,9 @@ func (r *TraceRecorder) setup(chip *Chip, cores, nsg int, info func(int) TraceTG
 // begin implements tgSink.
 func (r *TraceRecorder) begin(cs []*coreSim) {
 	r.cs = cs
+	if len(cs) > 0 {
+		r.bpc = cs[0].m.dramBPC // the bandwidth the traced kernel's reads achieve
+	}
 	r.cores = make(map[*coreSim]int, len(cs))
 	for i, c := range cs {
 		r.cores[c] = i
