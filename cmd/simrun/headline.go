@@ -42,19 +42,28 @@ func runHeadline(args []string, stdout, stderr io.Writer) int {
 	if err := rep.WriteComparison(stdout); err != nil {
 		return fail(stderr, "headline", err)
 	}
+	fmt.Fprintln(stdout)
+	return okOr(stderr, writeReportRates(stdout, rep, start))
+}
+
+// writeReportRates prints the rate line of a validation run that started at
+// start: every prediction counted once (rows with the same problem share one).
+func writeReportRates(w io.Writer, rep *hw.Report, start time.Time) error {
 	var st sim.SimStats
 	var simUs, simCycles float64
+	seen := map[*sim.Result]bool{}
 	for _, r := range rep.Rows {
-		if r.Result != nil {
-			st.Instructions += r.Result.Sim.Instructions
-			st.Represented += r.Result.Sim.Represented
-			simUs += r.Result.KernelUs * float64(r.Result.Draws)
-			simCycles += r.Result.KernelCycles * float64(r.Result.Draws)
+		if r.Result == nil || seen[r.Result] {
+			continue
 		}
+		seen[r.Result] = true
+		st.Instructions += r.Result.Sim.Instructions
+		st.Represented += r.Result.Sim.Represented
+		simUs += r.Result.KernelUs * float64(r.Result.Draws)
+		simCycles += r.Result.KernelCycles * float64(r.Result.Draws)
 	}
 	st.Wall = time.Since(start)
-	fmt.Fprintln(stdout)
-	return okOr(stderr, trace.WriteRates(stdout, st, simUs, simCycles))
+	return trace.WriteRates(w, st, simUs, simCycles)
 }
 
 func okOr(stderr io.Writer, err error) int {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/metalsim/metalsim/hw"
 	"github.com/metalsim/metalsim/sim"
@@ -105,6 +106,7 @@ func (f *measureFlags) cases(rows []hw.Row) ([]hw.Case, error) {
 }
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
+	start := time.Now()
 	fs := newFlags("validate", "Predict every row of measurement files (calibration TSVs, test-backend-ops perf logs or their\n"+
 		"--output sql form; none: the embedded calibration sets) and print measured vs predicted µs and\n"+
 		"error per row, variant-vs-baseline deltas, then MAPE, WMAPE, max error and R² of log times.\n"+
@@ -166,7 +168,10 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 			err = rep.WriteAccuracyDoc(stdout, "go run ./cmd/simrun validate "+strings.Join(quoteArgs(args), " "), chips)
 		}
 	default:
-		err = rep.WriteText(stdout)
+		if err = rep.WriteText(stdout); err == nil {
+			fmt.Fprintln(stdout)
+			err = writeReportRates(stdout, rep, start)
+		}
 	}
 	if err != nil {
 		return fail(stderr, "validate", err)
