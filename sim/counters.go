@@ -20,15 +20,37 @@ type Counters struct {
 func CountPlan(plan *tile.Plan, b *tile.Builder) Counters {
 	c := Counters{Launched: int64(plan.Launched())}
 	for _, cc := range plan.ContextCounts() {
-		prog := b.Program(cc.Context)
-		n := int64(cc.N)
-		if prog.Exit {
-			c.Exited += n
-		} else {
-			c.Active += n
-		}
-		c.Work.Add(prog.Counts().Scale(n))
-		c.Skipped.Add(prog.Skipped.Scale(n))
+		c.addProgram(b.Program(cc.Context), int64(cc.N))
 	}
 	return c
+}
+
+// countPrograms sums the program counts of n threadgroups, threadgroup i
+// running prog(i); programs are added in order of first use.
+func countPrograms(n int, prog func(i int) *isa.Program) Counters {
+	count := map[*isa.Program]int64{}
+	var order []*isa.Program
+	for i := 0; i < n; i++ {
+		p := prog(i)
+		if count[p] == 0 {
+			order = append(order, p)
+		}
+		count[p]++
+	}
+	c := Counters{Launched: int64(n)}
+	for _, p := range order {
+		c.addProgram(p, count[p])
+	}
+	return c
+}
+
+// addProgram adds n threadgroups running p: exited or active, and their work.
+func (c *Counters) addProgram(p *isa.Program, n int64) {
+	if p.Exit {
+		c.Exited += n
+	} else {
+		c.Active += n
+	}
+	c.Work.Add(p.Counts().Scale(n))
+	c.Skipped.Add(p.Skipped.Scale(n))
 }

@@ -234,19 +234,7 @@ func eachTG[M isa.Memory](n, workers int, newMem func() M, bind func(mem M, i in
 
 // countJobs sums the program counts of the threadgroups.
 func countJobs(jobs []tgJob) Counters {
-	n := map[*isa.Program]int64{}
-	var order []*isa.Program
-	for _, j := range jobs {
-		if n[j.prog] == 0 {
-			order = append(order, j.prog)
-		}
-		n[j.prog]++
-	}
-	c := Counters{Launched: int64(len(jobs)), Active: int64(len(jobs))}
-	for _, p := range order {
-		c.Work.Add(p.Counts().Scale(n[p]))
-	}
-	return c
+	return countPrograms(len(jobs), func(i int) *isa.Program { return jobs[i].prog })
 }
 
 // devMemory binds device memory to one threadgroup of the kernels that address

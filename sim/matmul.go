@@ -225,7 +225,7 @@ func (s *Simulator) RunMulMVID(p tile.Problem, chip *Chip, opt Options) (*Result
 		mean.add(d, countGrid(g), gr)
 	}
 	mean.done()
-	finish(res, p.FLOPs(), chip, start)
+	finish(res, p.FLOPs(), chip, 1, start)
 	return res, nil
 }
 
@@ -254,7 +254,7 @@ func (s *Simulator) RunMulMat(p tile.DenseProblem, path tile.Path, chip *Chip, o
 	res.Sim.Instructions, res.Sim.Events = gr.Instructions, gr.Events
 	res.KernelCycles, res.IdleSGCycles, res.Utilization = gr.Cycles, gr.IdleSGCycles, gr.Utilization
 	res.LevelBytes = gr.LevelBytes
-	finish(res, p.FLOPs(), chip, start)
+	finish(res, p.FLOPs(), chip, 1, start)
 	return res, nil
 }
 
@@ -267,11 +267,13 @@ func DefaultPath(chip *Chip) tile.Path {
 	return tile.Simdgroup
 }
 
-// finish fills the derived fields of a one-dispatch result.
-func finish(res *Result, flops float64, chip *Chip, start time.Time) {
+// finish fills the derived fields of a result: its time is the kernel, map0
+// (Map0Us, zero for kernels without it) and dispatches dependent dispatch
+// boundaries.
+func finish(res *Result, flops float64, chip *Chip, dispatches int, start time.Time) {
 	res.KernelUs = res.KernelCycles / chip.ClockMHz.Value
-	res.OverheadUs = chip.DispatchOverheadUs.Value
-	res.TotalUs = res.KernelUs + res.OverheadUs
+	res.OverheadUs = float64(dispatches) * chip.DispatchOverheadUs.Value
+	res.TotalUs = res.KernelUs + res.Map0Us + res.OverheadUs
 	res.TFLOPS = flops / (res.TotalUs * 1e-6) / 1e12
 	res.Limiter = limiter(res.Utilization, res.Counters.Work.MMA8 > 0)
 	res.Sim.Wall = time.Since(start)
@@ -279,24 +281,8 @@ func finish(res *Result, flops float64, chip *Chip, start time.Time) {
 
 // countGrid sums the program counts of every threadgroup of a grid.
 func countGrid(g *Grid) Counters {
-	n := map[*isa.Program]int64{}
-	var order []*isa.Program
-	for i := 0; i < g.Launched; i++ {
+	return countPrograms(g.Launched, func(i int) *isa.Program {
 		p, _ := g.TG(i)
-		if n[p] == 0 {
-			order = append(order, p)
-		}
-		n[p]++
-	}
-	c := Counters{Launched: int64(g.Launched)}
-	for _, p := range order {
-		if p.Exit {
-			c.Exited += n[p]
-		} else {
-			c.Active += n[p]
-		}
-		c.Work.Add(p.Counts().Scale(n[p]))
-		c.Skipped.Add(p.Skipped.Scale(n[p]))
-	}
-	return c
+		return p
+	})
 }

@@ -385,18 +385,13 @@ func (s *Simulator) Run(p tile.Problem, k tile.Kernel, chip *Chip, opt Options) 
 		mean.add(d, CountPlan(plan, b), gr)
 	}
 	mean.done()
-	res.KernelUs = res.KernelCycles / chip.ClockMHz.Value
 	m0, err := s.map0(p, chip)
 	if err != nil {
 		return nil, err
 	}
 	res.Sim.Instructions += m0.Instructions
 	res.Map0Us = m0.Us
-	res.OverheadUs = 2 * chip.DispatchOverheadUs.Value
-	res.TotalUs = res.KernelUs + res.Map0Us + res.OverheadUs
-	res.TFLOPS = p.FLOPs() / (res.TotalUs * 1e-6) / 1e12
-	res.Limiter = limiter(res.Utilization, res.Counters.Work.MMA8 > 0)
-	res.Sim.Wall = time.Since(start)
+	finish(res, p.FLOPs(), chip, 2, start) // map0 and mul_mm_id: two dependent dispatches
 	return res, nil
 }
 
