@@ -68,16 +68,7 @@ func (b *Builder) build(c Context) *isa.Program {
 	k := b.Kernel
 	g := k.Geometry
 	threads := 32 * g.NSG
-	p := &isa.Program{
-		Name:       fmt.Sprintf("%s rows=%d tokens=%d steps=%d", k, c.Rows, c.Tokens, c.Steps),
-		NSG:        g.NSG,
-		Steps:      c.Steps,
-		BaseRegs:   baseRegs,
-		TGMemBytes: g.TGMemoryBytes(),
-		Prologue:   make([][]isa.Op, g.NSG),
-		Body:       make([][]isa.Op, g.NSG),
-		Epilogue:   make([][]isa.Op, g.NSG),
-	}
+	p := newProgram(fmt.Sprintf("%s rows=%d tokens=%d steps=%d", k, c.Rows, c.Tokens, c.Steps), g.NSG, c.Steps, g.TGMemoryBytes())
 	layout := isa.Blocked8
 	if k.Path == Tensor {
 		layout = isa.RowMajor

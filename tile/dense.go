@@ -201,16 +201,7 @@ func (b *MMBuilder) buildSimdgroup(c Context) *isa.Program {
 		tgMem = 8192
 	}
 	direct := !b.BCOut || (c.Rows == g.NR0 && c.Tokens == g.NR1)
-	p := &isa.Program{
-		Name:       fmt.Sprintf("mul_mm %s/simdgroup rows=%d tokens=%d steps=%d", b.Problem.TypeA, c.Rows, c.Tokens, c.Steps),
-		NSG:        g.NSG,
-		Steps:      c.Steps,
-		BaseRegs:   baseRegs,
-		TGMemBytes: tgMem,
-		Prologue:   make([][]isa.Op, g.NSG),
-		Body:       make([][]isa.Op, g.NSG),
-		Epilogue:   make([][]isa.Op, g.NSG),
-	}
+	p := newProgram(fmt.Sprintf("mul_mm %s/simdgroup rows=%d tokens=%d steps=%d", b.Problem.TypeA, c.Rows, c.Tokens, c.Steps), g.NSG, c.Steps, tgMem)
 	p.Tiling = isa.Tiling{
 		NR0: g.NR0, NR1: g.NR1, NK: g.NK, Rows: c.Rows, Tokens: c.Tokens, Threads: 32 * g.NSG,
 		Layout: isa.Blocked8, AOff: 0, BOff: g.NR0 * g.NK, TGHalves: g.NR0*g.NK + g.NR1*g.NK,
@@ -243,16 +234,7 @@ func (b *MMBuilder) buildSimdgroup(c Context) *isa.Program {
 
 func (b *MMBuilder) buildTensor(c Context) *isa.Program {
 	const nr0, nr1, nk, nsg = 64, 128, 32, 4
-	p := &isa.Program{
-		Name:       fmt.Sprintf("mul_mm %s/tensor rows=%d tokens=%d steps=%d", b.Problem.TypeA, c.Rows, c.Tokens, c.Steps),
-		NSG:        nsg,
-		Steps:      c.Steps,
-		BaseRegs:   baseRegs,
-		TGMemBytes: nr0 * nk * 2,
-		Prologue:   make([][]isa.Op, nsg),
-		Body:       make([][]isa.Op, nsg),
-		Epilogue:   make([][]isa.Op, nsg),
-	}
+	p := newProgram(fmt.Sprintf("mul_mm %s/tensor rows=%d tokens=%d steps=%d", b.Problem.TypeA, c.Rows, c.Tokens, c.Steps), nsg, c.Steps, nr0*nk*2)
 	p.Tiling = isa.Tiling{
 		NR0: nr0, NR1: nr1, NK: nk, Rows: c.Rows, Tokens: c.Tokens, Threads: 32 * nsg,
 		Layout: isa.RowMajor, AOff: 0, BOff: nr0 * nk, TGHalves: nr0 * nk,

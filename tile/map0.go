@@ -19,16 +19,8 @@ func Map0Program(p Problem) (*isa.Program, error) {
 	}
 	threads := p.Experts
 	nsg := ceilDiv(threads, 32)
-	prog := &isa.Program{
-		Name:       fmt.Sprintf("map0 n_mats=%d n_used=%d n=%d", p.Experts, p.Used, p.Tokens),
-		NSG:        nsg,
-		BaseRegs:   baseRegs,
-		TGMemBytes: 2 * p.Experts * p.Used,
-		Prologue:   make([][]isa.Op, nsg),
-		Body:       make([][]isa.Op, nsg),
-		Epilogue:   make([][]isa.Op, nsg),
-		Tiling:     isa.Tiling{Threads: 32 * nsg, TypeA: p.TypeA},
-	}
+	prog := newProgram(fmt.Sprintf("map0 n_mats=%d n_used=%d n=%d", p.Experts, p.Used, p.Tokens), nsg, 0, 2*p.Experts*p.Used)
+	prog.Tiling = isa.Tiling{Threads: 32 * nsg, TypeA: p.TypeA}
 	mem := func(c isa.Class, s isa.Stream, n, bytes int, wait isa.Wait) isa.Op {
 		return isa.Op{Code: isa.OpMem, A: uint8(c), B: uint8(s), N: uint16(n), Arg: int32(bytes), C: uint8(wait)}
 	}

@@ -218,16 +218,7 @@ func (b *VecBuilder) build(c Context) *isa.Program {
 	if v.KSplit {
 		tgMem = max(tgMem, 4*v.NSG*nacc)
 	}
-	p := &isa.Program{
-		Name:       fmt.Sprintf("%s %s rows=%d tokens=%d steps=%d", v.Name, b.typeA, c.Rows, c.Tokens, c.Steps),
-		NSG:        v.NSG,
-		Steps:      c.Steps,
-		BaseRegs:   baseRegs,
-		TGMemBytes: tgMem,
-		Prologue:   make([][]isa.Op, v.NSG),
-		Body:       make([][]isa.Op, v.NSG),
-		Epilogue:   make([][]isa.Op, v.NSG),
-	}
+	p := newProgram(fmt.Sprintf("%s %s rows=%d tokens=%d steps=%d", v.Name, b.typeA, c.Rows, c.Tokens, c.Steps), v.NSG, c.Steps, tgMem)
 	p.Tiling = isa.Tiling{
 		NR0: v.RowsPerTG(), NR1: v.Tokens, NK: v.Span(), Rows: c.Rows, Tokens: c.Tokens, Threads: threads,
 		StageStride: nacc, TypeA: b.typeA, Strategy: dequant.ByteReads, HalfB: b.halfB,

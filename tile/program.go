@@ -37,3 +37,19 @@ func (pc *programCache) get(c Context, kind string, build func(Context) *isa.Pro
 	pc.cache[c] = p
 	return p
 }
+
+// newProgram returns a program of nsg simdgroups with empty prologue, body and
+// epilogue op lists, the shared base registers, steps k-steps and tgMem bytes
+// of threadgroup memory; the builder fills in the ops and the tiling.
+func newProgram(name string, nsg, steps, tgMem int) *isa.Program {
+	return &isa.Program{
+		Name:       name,
+		NSG:        nsg,
+		Steps:      steps,
+		BaseRegs:   baseRegs,
+		TGMemBytes: tgMem,
+		Prologue:   make([][]isa.Op, nsg),
+		Body:       make([][]isa.Op, nsg),
+		Epilogue:   make([][]isa.Op, nsg),
+	}
+}
