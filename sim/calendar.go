@@ -16,6 +16,8 @@ type calendar struct {
 	occ        [calSize / 64]uint64
 	n          int      // entries in the ring
 	far        []calFar // entries at now+calSize or later, a min-heap
+	minT       int64    // the earliest queued time, when minOK
+	minOK      bool
 }
 
 type calFar struct {
@@ -37,8 +39,12 @@ func (q *calendar) init() {
 
 // push queues simdgroup i at its ready time.
 func (q *calendar) push(c *coreSim, i int32) {
-	t := max(c.sgs[i].ready, q.now)
-	c.sgs[i].ready = t
+	sg := &c.sgs[i]
+	t := max(sg.ready, q.now)
+	sg.ready = t
+	if q.minOK && t < q.minT {
+		q.minT = t
+	}
 	if t-q.now >= calSize {
 		q.farPush(calFar{t, i})
 		return
@@ -93,10 +99,15 @@ func (q *calendar) peek(c *coreSim) (int32, int64) {
 	return q.head[t&calMask], t
 }
 
-// earliest returns the earliest queued time, or math.MaxInt64 when empty.
+// earliest returns the earliest queued time, or math.MaxInt64 when empty. It
+// is remembered until a pop removes the last entry of that time, so the issue
+// loop's repeated questions cost one bitmap scan per cycle, not one per issue.
 func (q *calendar) earliest(c *coreSim) int64 {
-	_, t := q.peek(c)
-	return t
+	if !q.minOK {
+		_, q.minT = q.peek(c)
+		q.minOK = true
+	}
+	return q.minT
 }
 
 // pop removes the entry peek returns and advances the clock to its time.
@@ -105,28 +116,29 @@ func (q *calendar) pop(c *coreSim) { q.popUntil(c, math.MaxInt64) }
 // popUntil removes and returns the earliest entry if its time is at most limit
 // (advancing the clock to it), else returns -1.
 func (q *calendar) popUntil(c *coreSim, limit int64) int32 {
-	t, ok := q.nextBucket()
+	t := q.earliest(c)
+	if t > limit || t == math.MaxInt64 {
+		return -1
+	}
+	// the ring's bucket of t holds only entries of time t: ring entries lie in
+	// [now, now+calSize) and none is earlier than t. Ring entries leave before
+	// far ones of the same time (as peek orders them).
 	var i int32
-	if len(q.far) > 0 && (!ok || q.far[0].t < t) {
-		if q.far[0].t > limit {
-			return -1
-		}
-		q.now, i = q.far[0].t, q.far[0].i
-		q.farPop()
-	} else {
-		if !ok || t > limit {
-			return -1
-		}
-		b := int(t & calMask)
+	if b := int(t & calMask); q.head[b] >= 0 {
 		i = q.head[b]
 		q.head[b] = c.sgs[i].next
 		if q.head[b] < 0 {
 			q.tail[b] = -1
 			q.occ[b>>6] &^= 1 << (b & 63)
+			q.minOK = false
 		}
 		q.n--
-		q.now = t
+	} else {
+		i = q.far[0].i
+		q.farPop()
+		q.minOK = false
 	}
+	q.now = t
 	// entries that came into the ring's window move into it
 	for len(q.far) > 0 && q.far[0].t-q.now < calSize {
 		f := q.far[0]

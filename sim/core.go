@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/metalsim/metalsim/isa"
 )
@@ -35,7 +36,8 @@ const (
 var LevelNames = [numLevels]string{"L1", "L2", "SLC", "DRAM"}
 
 const (
-	maxQuads  = 16
+	quadBits  = 4
+	maxQuads  = 1 << quadBits
 	maxChains = 16
 )
 
@@ -58,6 +60,72 @@ type model struct {
 	barrier    int64
 	launch     int64   // front-end cycles per simdgroup launched
 	dramBPC    float64 // chip-wide DRAM bytes per cycle for this kernel's access pattern
+
+	codeMu sync.Mutex
+	codes  map[*isa.Program]*progCode // programs resolved into ops of this model
+}
+
+// op is a timing instruction resolved for one model: its class's pipe,
+// occupancy and latency in whole cycles and its port occupancy, looked up once
+// per program instead of at every issue.
+type op struct {
+	issue   int64   // pipe occupancy (pipes below pipeMem)
+	latency int64   // cycles to its result
+	portOcc float64 // threadgroup-memory or L1 port cycles: max(1, bytes / port bytes per cycle)
+	unique  uint32  // isa.Inst.Unique
+	count   int32   // simdgroup instructions in the group
+	class   isa.Class
+	pipe    int8
+	wait    isa.Wait
+	stream  isa.Stream
+	nch     int8 // ILP chains of the group (1..maxChains)
+}
+
+// progCode is a program's timing streams resolved into ops of one model.
+type progCode struct {
+	tim   *isa.Timing
+	ops   [isa.NumSections][][]op // per section, per simdgroup; index-aligned with tim.Insts
+	nbody int                     // barriers per loop-body iteration (simdgroup 0)
+}
+
+// code returns the program's ops under this model (resolved once).
+func (m *model) code(p *isa.Program) *progCode {
+	m.codeMu.Lock()
+	defer m.codeMu.Unlock()
+	if pc, ok := m.codes[p]; ok {
+		return pc
+	}
+	tim := p.Timing()
+	pc := &progCode{tim: tim}
+	for sec := range tim.Insts {
+		pc.ops[sec] = make([][]op, len(tim.Insts[sec]))
+		for sg, insts := range tim.Insts[sec] {
+			ops := make([]op, len(insts))
+			for j := range insts {
+				in := &insts[j]
+				cc := m.cls[in.Class]
+				o := op{issue: cc.issue, latency: cc.latency, unique: in.Unique, count: int32(in.Count),
+					class: in.Class, pipe: int8(cc.pipe), wait: in.Wait, stream: in.Stream, nch: int8(chains(in))}
+				if cc.pipe == pipeTGMem || cc.pipe == pipeL1 {
+					o.portOcc = fmax(1, float64(in.Bytes)/m.portBPC[cc.pipe])
+				}
+				ops[j] = o
+			}
+			pc.ops[sec][sg] = ops
+		}
+	}
+	if len(tim.Insts[isa.SecBody]) > 0 {
+		for _, in := range tim.Insts[isa.SecBody][0] {
+			if in.Class == isa.ClassBarrier {
+				pc.nbody++
+			}
+		}
+	}
+	if m.codes == nil {
+		m.codes = map[*isa.Program]*progCode{}
+	}
+	m.codes[p] = pc
+	return pc
 }
 
 // cyc rounds a cycle count up to whole cycles (a cycle-level model cannot use
@@ -100,8 +168,9 @@ type sgRun struct {
 	sg       int8
 	state    sgState
 	sec      isa.Section
-	insts    []isa.Inst
-	gi, ii   int
+	ops      []op       // the current section's ops
+	insts    []isa.Inst // the same as instructions (for traces)
+	gi, ii   int32
 	step     int
 	ready    int64
 	devReady int64
@@ -109,15 +178,15 @@ type sgRun struct {
 	aluReady int64
 	stored   int64
 	waitFrom int64            // arrival at the current barrier
-	pipeBusy [numPipes]int64  // this simdgroup's own occupancy of each pipe
+	pipeBusy [pipeMem]int64   // this simdgroup's own occupancy of each issue pipe
 	chain    [maxChains]int64 // ILP chains of the current group
-	ci, nch  int              // next chain, chains in the current group
+	ci, nch  int32            // next chain, chains in the current group
 	next     int32            // calendar queue link
 }
 
 type tgRun struct {
 	prog      *isa.Program
-	tim       *isa.Timing
+	code      *progCode
 	mem       *progMem
 	first     int32 // index of simdgroup 0 in coreSim.sgs
 	arrived   int
@@ -138,8 +207,8 @@ type tgRun struct {
 // coreStats accumulates what a core did.
 type coreStats struct {
 	pipeBusy   [numPipes]float64 // cycles of occupancy summed over servers
-	issued     [isa.NumClasses]int64
-	barrierSG  float64 // simdgroup-cycles spent waiting at barriers
+	issued     int64             // simdgroup instructions issued (barriers included)
+	barrierSG  float64           // simdgroup-cycles spent waiting at barriers
 	levelHits  [numLevels]int64
 	levelBytes [numLevels]float64 // distinct device bytes each memory level served
 	dramBytes  float64
@@ -188,15 +257,9 @@ func (c *coreSim) addTG(prog *isa.Program, mem *progMem, t int64, loop, repeat b
 		}
 	}
 	tg := &c.tgs[slot]
-	tim := prog.Timing()
-	nbody := 0
-	for _, in := range tim.Insts[isa.SecBody][0] {
-		if in.Class == isa.ClassBarrier {
-			nbody++
-		}
-	}
-	*tg = tgRun{prog: prog, tim: tim, mem: mem, first: tg.first, loop: loop, repeat: repeat,
-		start: t, id: id, live: true, marks: tg.marks[:0], nbody: nbody, steps: prog.Steps}
+	code := c.m.code(prog)
+	*tg = tgRun{prog: prog, code: code, mem: mem, first: tg.first, loop: loop, repeat: repeat,
+		start: t, id: id, live: true, marks: tg.marks[:0], nbody: code.nbody, steps: prog.Steps}
 	for s := 0; s < prog.NSG; s++ {
 		i := tg.first + int32(s)
 		sg := &c.sgs[i]
@@ -229,8 +292,9 @@ func (c *coreSim) enterSection(sg *sgRun, sec isa.Section) {
 			return
 		}
 		sg.sec, sg.gi, sg.ii = sec, 0, 0
-		sg.insts = tg.tim.Insts[sec][sg.sg]
-		if len(sg.insts) > 0 {
+		sg.ops = tg.code.ops[sec][sg.sg]
+		sg.insts = tg.code.tim.Insts[sec][sg.sg]
+		if len(sg.ops) > 0 {
 			sg.state = sgRunning
 			return
 		}
@@ -245,26 +309,26 @@ func (c *coreSim) readyNext(sg *sgRun, t int64, fresh bool) {
 	if !fresh {
 		r += c.m.sgInterval
 	}
-	in := &sg.insts[sg.gi]
+	in := &sg.ops[sg.gi]
 	if sg.ii == 0 {
-		if in.Wait&isa.WaitDevice != 0 {
+		if in.wait&isa.WaitDevice != 0 {
 			r = max(r, sg.devReady)
 		}
-		if in.Wait&isa.WaitTG != 0 {
+		if in.wait&isa.WaitTG != 0 {
 			r = max(r, sg.tgReady)
 		}
-		if in.Wait&isa.WaitALU != 0 {
+		if in.wait&isa.WaitALU != 0 {
 			r = max(r, sg.aluReady)
 		}
-		sg.nch = chains(in)
+		sg.nch = int32(in.nch)
 		sg.ci = 0
-		for j := 0; j < sg.nch; j++ {
+		for j := range sg.nch {
 			sg.chain[j] = 0
 		}
 	} else {
 		r = max(r, sg.chain[sg.ci])
 	}
-	if p := c.m.cls[in.Class].pipe; p < pipeMem {
+	if p := in.pipe; p < pipeMem {
 		r = max(r, sg.pipeBusy[p])
 	}
 	sg.ready = r
@@ -304,10 +368,10 @@ func (c *coreSim) nextTime() int64 {
 // end of a section is queued, or not, by the barrier and section logic).
 func (c *coreSim) issue(i int32) bool {
 	sg := &c.sgs[i]
-	in := &sg.insts[sg.gi]
+	in := &sg.ops[sg.gi]
 	t := sg.ready
-	if in.Class == isa.ClassBarrier {
-		c.stats.issued[isa.ClassBarrier]++
+	if in.class == isa.ClassBarrier {
+		c.stats.issued++
 		sg.state = sgBarrier
 		sg.waitFrom = max(t, sg.stored)
 		tg := &c.tgs[sg.tg]
@@ -317,84 +381,89 @@ func (c *coreSim) issue(i int32) bool {
 		return false
 	}
 	m := c.m
-	cc := &m.cls[in.Class]
-	// the partition that can take the instruction first
-	q, best := 0, int64(math.MaxInt64)
-	qf := c.quadFree[:m.quads]
-	if cc.pipe < pipeMem {
-		pf := c.pipeFree[cc.pipe][:m.quads]
-		for k, f := range qf {
-			if p := pf[k]; p > f {
-				f = p
-			}
-			if f < best {
-				best, q = f, k
-			}
-		}
+	pipe := int(in.pipe)
+	// the partition that can take the instruction first (the lowest-numbered
+	// of the earliest): the minimum of time<<quadBits | partition, which the
+	// compiler evaluates without branches. Rows of pipeFree for the memory
+	// pipes stay zero, so one expression serves every class.
+	qf, pf := &c.quadFree, &c.pipeFree[pipe]
+	var key int64
+	if m.quads == 4 {
+		key = min(max(qf[0], pf[0])<<quadBits, max(qf[1], pf[1])<<quadBits|1,
+			max(qf[2], pf[2])<<quadBits|2, max(qf[3], pf[3])<<quadBits|3)
 	} else {
-		for k, f := range qf {
-			if f < best {
-				best, q = f, k
-			}
+		key = math.MaxInt64
+		for k := 0; k < m.quads; k++ {
+			key = min(key, max(qf[k], pf[k])<<quadBits|int64(k))
 		}
 	}
-	t = max(t, best)
+	q := int(key & (maxQuads - 1))
+	t = max(t, key>>quadBits)
 	for _, s := range c.stalls {
 		if t >= s.b && t < s.e {
 			t = s.e
 		}
 	}
 	var occ int64
-	if cc.pipe == pipeTGMem || cc.pipe == pipeL1 {
-		start := fmax(float64(t), c.portFree[cc.pipe])
-		o := fmax(1, float64(in.Bytes)/m.portBPC[cc.pipe])
-		c.portFree[cc.pipe] = start + o
-		c.stats.pipeBusy[cc.pipe] += o
+	if in.portOcc != 0 {
+		start := fmax(float64(t), c.portFree[pipe])
+		o := in.portOcc
+		c.portFree[pipe] = start + o
+		c.stats.pipeBusy[pipe] += o
 		occ = cyc(start+o) - t
 	}
 	c.quadFree[q] = t + m.dispatch
-	if cc.pipe < pipeMem {
-		c.pipeFree[cc.pipe][q] = t + cc.issue
-		sg.pipeBusy[cc.pipe] = t + cc.issue
-		c.stats.pipeBusy[cc.pipe] += float64(cc.issue)
+	if pipe < pipeMem {
+		c.pipeFree[pipe][q] = t + in.issue
+		sg.pipeBusy[pipe] = t + in.issue
+		c.stats.pipeBusy[pipe] += float64(in.issue)
 	}
-	c.stats.issued[in.Class]++
-	switch in.Class {
+	c.stats.issued++
+	switch in.class {
 	case isa.ClassDevLoad, isa.ClassConstLoad:
-		sg.devReady = max(sg.devReady, t+occ+c.loadLatency(sg, in, t)+cc.latency)
+		sg.devReady = max(sg.devReady, t+occ+c.loadLatency(sg, in, t)+in.latency)
 	case isa.ClassDevStore:
 		sg.stored = max(sg.stored, t+occ)
 		if sg.ii == 0 {
-			c.stats.dramBytes += float64(in.Unique)
+			c.stats.dramBytes += float64(in.unique)
 			if c.dram != nil {
-				c.dram.reserve(float64(t), float64(in.Unique))
+				c.dram.reserve(float64(t), float64(in.unique))
 			}
 		}
 	case isa.ClassTGLoad:
-		sg.tgReady = max(sg.tgReady, t+occ+cc.latency)
+		sg.tgReady = max(sg.tgReady, t+occ+in.latency)
 	case isa.ClassTGStore:
 		sg.stored = max(sg.stored, t+occ)
 	default:
-		res := t + cc.latency
-		sg.chain[sg.ci] = res
+		res := t + in.latency
+		sg.chain[sg.ci&(maxChains-1)] = res
 		sg.aluReady = max(sg.aluReady, res)
 	}
 	if c.trace != nil {
-		c.trace.issue(c, sg, in, t)
+		c.trace.issue(c, sg, &sg.insts[sg.gi], t)
 	}
 	// advance
 	sg.ii++
-	if sg.ci++; sg.ci == sg.nch {
-		sg.ci = 0
+	ci := sg.ci + 1
+	if ci == sg.nch {
+		ci = 0
 	}
-	if sg.ii == int(in.Count) {
-		sg.ii = 0
-		sg.gi++
-		if sg.gi == len(sg.insts) {
-			sg.ready = t
-			c.endSection(i)
-			return false
+	sg.ci = ci
+	if sg.ii < in.count {
+		// the next instruction of the group (readyNext's case ii > 0)
+		r := max(t+m.sgInterval, sg.chain[ci&(maxChains-1)])
+		if pipe < pipeMem {
+			r = max(r, sg.pipeBusy[pipe])
 		}
+		sg.ready = r
+		return true
+	}
+	sg.ii = 0
+	sg.gi++
+	if int(sg.gi) == len(sg.ops) {
+		sg.ready = t
+		c.endSection(i)
+		return false
 	}
 	c.readyNext(sg, t, false)
 	return true
@@ -452,7 +521,7 @@ func (c *coreSim) checkBarrier(tg *tgRun) {
 		sg.ready = release
 		sg.ii = 0
 		sg.gi++
-		if sg.gi == len(sg.insts) {
+		if int(sg.gi) == len(sg.ops) {
 			c.endSection(i)
 			continue
 		}
@@ -472,10 +541,10 @@ func (c *coreSim) checkBarrier(tg *tgRun) {
 
 // loadLatency returns the memory latency of a device or constant load group
 // issued at t, and accounts its DRAM traffic.
-func (c *coreSim) loadLatency(sg *sgRun, in *isa.Inst, t int64) int64 {
+func (c *coreSim) loadLatency(sg *sgRun, in *op, t int64) int64 {
 	lvl := lvlL2
 	var dramBytes float64
-	switch in.Stream {
+	switch in.stream {
 	case isa.StreamCodebook:
 		lvl = lvlL1
 	case isa.StreamMeta:
@@ -491,17 +560,17 @@ func (c *coreSim) loadLatency(sg *sgRun, in *isa.Inst, t int64) int64 {
 			lvl = c.weightLvl
 		}
 		if sg.ii == 0 && !tg.repeat {
-			dramBytes = float64(in.Unique)
+			dramBytes = float64(in.unique)
 		}
 	case isa.StreamActivations:
 		lvl = c.actLvl
 		if sg.ii == 0 {
-			dramBytes = float64(in.Unique) / float64(c.tgs[sg.tg].mem.actReuse)
+			dramBytes = float64(in.unique) / float64(c.tgs[sg.tg].mem.actReuse)
 		}
 	}
 	c.stats.levelHits[lvl]++
 	if sg.ii == 0 {
-		c.stats.levelBytes[lvl] += float64(in.Unique)
+		c.stats.levelBytes[lvl] += float64(in.unique)
 	}
 	lat := c.m.lat[lvl]
 	if dramBytes > 0 {

@@ -204,13 +204,7 @@ func (cc *coreCache) overhead(id int) float64 {
 	return math.Max(0, total-float64(steps)*r.period[mid])
 }
 
-func issued(cs *coreSim) int64 {
-	var n int64
-	for _, v := range cs.stats.issued {
-		n += v
-	}
-	return n
-}
+func issued(cs *coreSim) int64 { return cs.stats.issued }
 
 // A mix is measured after mixWarmup k-steps, over enough steps that all its
 // threadgroups together cover mixCover k-steps; the threadgroups start at
@@ -282,10 +276,7 @@ func (cc *coreCache) mix(ids []int) *mixResult {
 func (c *coreSim) utilization(el float64) utilization {
 	q := float64(c.m.quads)
 	s := &c.stats
-	var n int64
-	for _, v := range s.issued {
-		n += v
-	}
+	n := s.issued
 	u := utilization{
 		FMA:    s.pipeBusy[pipeFMA] / (el * q),
 		IC:     s.pipeBusy[pipeIC] / (el * q),

@@ -1,0 +1,46 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/tile"
+)
+
+// BenchmarkCoreMix measures one core mix (six resident full-tile threadgroups
+// of the headline shape) with a fresh cache per iteration: the rate of the
+// instruction-level core model itself, on each path.
+func BenchmarkCoreMix(b *testing.B) {
+	for _, tc := range []struct {
+		name, chip string
+		path       tile.Path
+	}{
+		{"simdgroup", "M1 Pro 16-core GPU", tile.Simdgroup},
+		{"tensor", "M5 10-core GPU", tile.Tensor},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			chip, err := LookupChip(tc.chip)
+			if err != nil {
+				b.Fatal(err)
+			}
+			p := tile.Problem{Experts: 128, Used: 8, M: 768, K: 2048, Tokens: 512, TypeA: dequant.Q4_0}
+			k := tile.Kernel{Variant: tile.Upstream(), Path: tc.path}
+			bl, err := tile.NewBuilder(p, k)
+			if err != nil {
+				b.Fatal(err)
+			}
+			prog := bl.Program(tile.Context{Rows: k.NR0, Tokens: k.NR1, Steps: p.K / k.NK})
+			m := newModel(chip, true)
+			mem := newProgMem(prog, 4)
+			var instr int64
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				cc := newCoreCache(m, 6)
+				id := cc.class(prog, false, mem, prog, mem)
+				cc.mix([]int{id, id, id, id, id, id})
+				instr += cc.simInstr
+			}
+			b.ReportMetric(float64(instr)/b.Elapsed().Seconds()/1e6, "M-instr/s")
+		})
+	}
+}
