@@ -36,9 +36,10 @@ func BenchmarkCoreMix(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				cc := newCoreCache(m, 6)
-				id := cc.class(prog, false, mem, prog, mem)
-				cc.mix([]int{id, id, id, id, id, id})
-				instr += cc.simInstr
+				id, n := cc.class(prog, false, mem, prog, mem)
+				v := newCacheView(cc)
+				v.mix([]int{id, id, id, id, id, id})
+				instr += n + v.instr
 			}
 			b.ReportMetric(float64(instr)/b.Elapsed().Seconds()/1e6, "M-instr/s")
 		})

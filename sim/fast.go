@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/metalsim/metalsim/isa"
 )
@@ -96,49 +97,91 @@ func (u *utilization) addScaled(o utilization, w float64) {
 }
 
 // coreCache holds the measured mixes of one chip, kernel and problem shape.
+// It is safe for concurrent use: runs of one kernel (rows, routing draws) share
+// it, and each class and mix is measured once, by the first run that needs it,
+// while the others wait for the result. A class or mix is a function of its
+// content only (mixes are simulated in a canonical order), so which run
+// measures it never changes a result.
 type coreCache struct {
-	m        *model
-	classes  map[classKey]int
-	info     []classInfo
-	loops    map[loopClass]int // k-loop class -> the class id that represents it
-	mixes    map[string]*mixResult
-	simInstr int64 // instructions simulated by the core model for this cache
-	dramBPC  float64
-	tgsHint  int
+	m       *model
+	dramBPC float64
+	tgsHint int
+
+	mu      sync.Mutex // guards classes, info and mixes
+	classes map[classKey]int
+	info    []*classInfo // by class id; immutable once its id is in classes
+	mixes   map[string]*mixEntry
+
+	classMu  sync.Mutex          // serialises class creation; guards loops and lineSets
+	loops    map[loopClass]int   // k-loop class -> the class id that represents it
 	lineSets map[string]*progMem // canonical line patterns
-	keyBuf   []byte              // scratch for mix keys
+}
+
+// mixEntry is a mix being measured (done open) or measured.
+type mixEntry struct {
+	done chan struct{}
+	r    *mixResult
 }
 
 func newCoreCache(m *model, tgsPerCore int) *coreCache {
 	c := m.chip
-	return &coreCache{m: m, classes: map[classKey]int{}, mixes: map[string]*mixResult{}, loops: map[loopClass]int{},
+	return &coreCache{m: m, classes: map[classKey]int{}, mixes: map[string]*mixEntry{}, loops: map[loopClass]int{},
 		dramBPC: m.dramBPC / c.Cores.Value, tgsHint: tgsPerCore,
 		lineSets: map[string]*progMem{}}
 }
 
-// class returns the class id of a program, measuring its overhead on first use.
-// loop is the program whose k-loop stands for p's in core mixes (p itself, or
-// a canonical program of its grid), with its memory pattern loopMem.
-func (cc *coreCache) class(p *isa.Program, repeat bool, mem *progMem, loop *isa.Program, loopMem *progMem) int {
+// snapshot returns the class infos created so far, by id.
+func (cc *coreCache) snapshot() []*classInfo {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	return slices.Clone(cc.info)
+}
+
+// class returns the class id of a program, measuring its overhead on first use,
+// and the simdgroup instructions this call simulated to do so. loop is the
+// program whose k-loop stands for p's in core mixes (p itself, or a canonical
+// program of its grid), with its memory pattern loopMem.
+func (cc *coreCache) class(p *isa.Program, repeat bool, mem *progMem, loop *isa.Program, loopMem *progMem) (int, int64) {
 	k := classKey{p, repeat}
-	if id, ok := cc.classes[k]; ok {
-		return id
+	cc.mu.Lock()
+	id, ok := cc.classes[k]
+	cc.mu.Unlock()
+	if ok {
+		return id, 0
 	}
-	id := len(cc.info)
-	cc.classes[k] = id
-	cc.info = append(cc.info, classInfo{classKey: k, mem: mem, mixID: id, dramBytes: dramPerStep(p, mem, repeat),
-		loopProg: loop, loopMem: loopMem})
+	cc.classMu.Lock()
+	defer cc.classMu.Unlock()
+	cc.mu.Lock()
+	id, ok = cc.classes[k]
+	id2 := len(cc.info)
+	cc.mu.Unlock()
+	if ok {
+		return id, 0
+	}
+	// only class creation appends to info, and it holds classMu
+	id = id2
+	ci := &classInfo{classKey: k, mem: mem, mixID: id, dramBytes: dramPerStep(p, mem, repeat),
+		loopProg: loop, loopMem: loopMem}
 	if !p.Exit {
 		lc := loopClass{bodySignature(loop), loopMem.canonical(cc.lineSets), repeat}
 		if rep, ok := cc.loops[lc]; ok {
-			cc.info[id].mixID = rep
+			ci.mixID = rep
 		} else {
 			cc.loops[lc] = id
-			cc.info[id].rank = fmt.Sprintf("%s#%s#%v", lc.body, lc.lines.key, repeat)
+			ci.rank = fmt.Sprintf("%s#%s#%v", lc.body, lc.lines.key, repeat)
 		}
 	}
-	cc.info[id].overhead = cc.overhead(id)
-	return id
+	// the info is visible to mix measurements (its own k-loop's, for the
+	// overhead) before its id is published to other runs with the overhead set
+	cc.mu.Lock()
+	cc.info = append(cc.info, ci)
+	cc.mu.Unlock()
+	var instr int64
+	ci.overhead, instr = cc.overhead(ci)
+	cc.mu.Lock()
+	cc.classes[k] = id
+	cc.mu.Unlock()
+	return id, instr
 }
 
 // bodySignature renders the timing-relevant content of a program's loop body.
@@ -187,21 +230,20 @@ const overheadSteps = 8
 // overhead measures, on an otherwise idle core, the cycles a threadgroup spends
 // outside its steady k-loop: its life with a short k-loop minus that many steady
 // steps.
-func (cc *coreCache) overhead(id int) float64 {
-	ci := &cc.info[id]
+func (cc *coreCache) overhead(ci *classInfo) (float64, int64) {
 	cs := cc.newCore()
 	slot := cs.addTG(ci.prog, ci.mem, 0, false, ci.repeat, 0, 0)
 	steps := min(ci.prog.Steps, overheadSteps)
 	cs.tgs[slot].steps = steps
 	cs.run(math.MaxInt64)
-	cc.simInstr += issued(cs)
+	instr := issued(cs)
 	total := float64(cs.tgs[0].finish)
 	if ci.prog.Exit || steps == 0 {
-		return total
+		return total, instr
 	}
 	mid := ci.mixID
-	r := cc.mix([]int{mid})
-	return math.Max(0, total-float64(steps)*r.period[mid])
+	r, n := cc.mix(appendMixKey(nil, []int{mid}), []int{mid})
+	return math.Max(0, total-float64(steps)*r.period[mid]), instr + n
 }
 
 func issued(cs *coreSim) int64 { return cs.stats.issued }
@@ -218,15 +260,29 @@ const (
 // mix returns the measured periods of a canonically sorted multiset of k-loop
 // classes. Mixes are measured with DRAM latency but without a bandwidth limit,
 // which the chip level applies.
-func (cc *coreCache) mix(ids []int) *mixResult {
-	cc.keyBuf = appendMixKey(cc.keyBuf[:0], ids)
-	if r, ok := cc.mixes[string(cc.keyBuf)]; ok { // no allocation for the lookup
-		return r
+// key is appendMixKey(ids). It also returns the simdgroup instructions this
+// call simulated (zero when another call measured the mix).
+func (cc *coreCache) mix(key []byte, ids []int) (*mixResult, int64) {
+	cc.mu.Lock()
+	if e, ok := cc.mixes[string(key)]; ok { // no allocation for the lookup
+		cc.mu.Unlock()
+		<-e.done
+		return e.r, 0
 	}
-	key := string(cc.keyBuf)
+	e := &mixEntry{done: make(chan struct{})}
+	cc.mixes[string(key)] = e
+	info := cc.info
+	cc.mu.Unlock()
+	e.r = cc.measure(ids, info)
+	close(e.done)
+	return e.r, e.r.instr
+}
+
+// measure runs a mix on a fresh core model.
+func (cc *coreCache) measure(ids []int, info []*classInfo) *mixResult {
 	cs := cc.newCore()
 	for j, id := range ids {
-		ci := &cc.info[id]
+		ci := info[id]
 		cs.addTG(ci.loopProg, ci.loopMem, int64(j*ci.loopProg.NSG)*cc.m.launch, true, ci.repeat, j, j*max(1, ci.loopProg.Steps)/len(ids))
 	}
 	// run until every threadgroup has warmed up and been measured
@@ -262,13 +318,11 @@ func (cc *coreCache) mix(ids []int) *mixResult {
 	}
 	el := float64(max(t1, 1))
 	r.instr = issued(cs)
-	cc.simInstr += r.instr
 	r.util = cs.utilization(el)
 	r.idleSG = cs.stats.barrierSG / el
 	for l := range r.levels {
 		r.levels[l] = cs.stats.levelBytes[l] / el
 	}
-	cc.mixes[key] = r
 	return r
 }
 
@@ -291,15 +345,49 @@ func (c *coreSim) utilization(el float64) utilization {
 	return u
 }
 
+// cacheView is one run's view of a shared coreCache: the class infos and
+// mixes it has met, so its events read them without locking.
+type cacheView struct {
+	cc     *coreCache
+	info   []*classInfo
+	mixes  map[string]*mixResult
+	keyBuf []byte
+	instr  int64 // simdgroup instructions this run simulated in measurements
+}
+
+func newCacheView(cc *coreCache) *cacheView {
+	return &cacheView{cc: cc, mixes: map[string]*mixResult{}}
+}
+
+// class returns the info of a class id the run got from the cache.
+func (v *cacheView) class(id int) *classInfo {
+	if id >= len(v.info) {
+		v.info = v.cc.snapshot()
+	}
+	return v.info[id]
+}
+
 // sortMix orders k-loop class ids canonically, so a mix is simulated the same
 // way whatever ids its classes got.
-func (cc *coreCache) sortMix(ids []int) {
+func (v *cacheView) sortMix(ids []int) {
 	slices.SortFunc(ids, func(a, b int) int {
-		if c := strings.Compare(cc.info[a].rank, cc.info[b].rank); c != 0 {
+		if c := strings.Compare(v.class(a).rank, v.class(b).rank); c != 0 {
 			return c
 		}
 		return a - b
 	})
+}
+
+// mix returns the measured mix of canonically sorted k-loop class ids.
+func (v *cacheView) mix(ids []int) *mixResult {
+	v.keyBuf = appendMixKey(v.keyBuf[:0], ids)
+	if r, ok := v.mixes[string(v.keyBuf)]; ok {
+		return r
+	}
+	r, n := v.cc.mix(v.keyBuf, ids)
+	v.instr += n
+	v.mixes[string(v.keyBuf)] = r
+	return r
 }
 
 func appendMixKey(b []byte, ids []int) []byte {
@@ -479,7 +567,8 @@ type source interface {
 // shared chip-wide: while the k-looping threadgroups of all cores want more
 // bytes per cycle than the chip delivers, they all progress at the fraction s
 // of their rate that it can feed (a roofline applied over time).
-func runFast(cc *coreCache, src source, cores, tgsPerCore int) fastResult {
+func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
+	cc := v.cc
 	fc := make([]fastCore, cores)
 	for i := range fc {
 		fc[i].slots = make([]slot, tgsPerCore)
@@ -548,7 +637,7 @@ func runFast(cc *coreCache, src source, cores, tgsPerCore int) fastResult {
 		c.ids = c.ids[:0]
 		for s := range c.slots {
 			if sl := &c.slots[s]; sl.phase == phBody {
-				c.ids = append(c.ids, cc.info[sl.class].mixID)
+				c.ids = append(c.ids, v.class(sl.class).mixID)
 			}
 		}
 		demand -= c.demand
@@ -559,19 +648,19 @@ func runFast(cc *coreCache, src source, cores, tgsPerCore int) fastResult {
 			schedule(ci, t)
 			return
 		}
-		cc.sortMix(c.ids)
-		r := cc.mix(c.ids)
+		v.sortMix(c.ids)
+		r := v.mix(c.ids)
 		c.mix = r
 		for s := range c.slots {
 			sl := &c.slots[s]
 			if sl.phase != phBody {
 				continue
 			}
-			p := r.period[cc.info[sl.class].mixID]
+			p := r.period[v.class(sl.class).mixID]
 			// remaining work keeps its fraction of a step under the new period
 			sl.end = c.w + (sl.end-c.w)*p/sl.period
 			sl.period = p
-			c.demand += cc.info[sl.class].dramBytes / p
+			c.demand += v.class(sl.class).dramBytes / p
 		}
 		demand += c.demand
 		rescale(t)
@@ -586,7 +675,7 @@ func runFast(cc *coreCache, src source, cores, tgsPerCore int) fastResult {
 		}
 		id := src.class(next)
 		next++
-		info := &cc.info[id]
+		info := v.class(id)
 		begin := math.Max(c.launcherFree, t)
 		start := begin + float64(int64(info.prog.NSG)*cc.m.launch)
 		c.launcherFree = start
@@ -664,7 +753,7 @@ func runFast(cc *coreCache, src source, cores, tgsPerCore int) fastResult {
 			c.advance(ev.t, scale)
 			sl.phase = phBody
 			sl.period = 1
-			sl.end = c.w + float64(cc.info[sl.class].prog.Steps)
+			sl.end = c.w + float64(v.class(sl.class).prog.Steps)
 			update(ci, ev.t)
 		case phExit:
 			sl.phase = phIdle

@@ -209,22 +209,20 @@ func (s *Simulator) RunMulMVID(p tile.Problem, chip *Chip, opt Options) (*Result
 	}
 	res := &Result{Problem: p, KernelName: "mul_mv_id", Chip: chip.Name, Engine: opt.Engine, Draws: opt.Draws}
 	mean := drawMean{res: res}
-	for d := 0; d < opt.Draws; d++ {
+	err := s.runDraws(&mean, chip, func(d int) (*Grid, Counters, error) {
 		ids, err := routeIDs(opt.Routing, p, opt.Seed+uint64(d))
 		if err != nil {
-			return nil, err
+			return nil, Counters{}, err
 		}
 		g, _, err := s.MulMVIDGrid(p, ids, chip)
 		if err != nil {
-			return nil, err
+			return nil, Counters{}, err
 		}
-		gr, err := s.RunGrid(g, chip, res.Engine)
-		if err != nil {
-			return nil, err
-		}
-		mean.add(d, countGrid(g), gr)
+		return g, countGrid(g), nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	mean.done()
 	finish(res, p.FLOPs(), chip, 1, start)
 	return res, nil
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -167,13 +168,15 @@ type builderKey struct {
 	k      int
 }
 
+// shared is what the runs of one kernel on one chip share: the model, the
+// measured core mixes and the programs' memory patterns (all safe for
+// concurrent use) and the occupancy.
 type shared struct {
-	mu   sync.Mutex
 	m    *model
 	cc   *coreCache
 	occ  Occupancy
 	regs isa.Registers
-	mems map[memKey]*progMem
+	mems memTable
 }
 
 type memKey struct {
@@ -257,7 +260,7 @@ func (s *Simulator) share(g *Grid, chip *Chip) (*shared, error) {
 		return nil, err
 	}
 	m := newModel(chip, g.TiledWeights)
-	sh := &shared{m: m, cc: newCoreCache(m, occ.TGsPerCore), occ: occ, regs: regs, mems: map[memKey]*progMem{}}
+	sh := &shared{m: m, cc: newCoreCache(m, occ.TGsPerCore), occ: occ, regs: regs}
 	s.shared[key] = sh
 	return sh, nil
 }
@@ -268,13 +271,10 @@ func (s *Simulator) RunGrid(g *Grid, chip *Chip, engine Engine) (*GridResult, er
 	if err != nil {
 		return nil, err
 	}
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
 	res := &GridResult{Occupancy: sh.occ, Registers: sh.regs}
 	cores := int(chip.Cores.Value)
-	src := &gridSource{g: g, cc: sh.cc, mems: sh.mems}
+	src := newGridSource(g, sh)
 	var busy []float64
-	instr0 := sh.cc.simInstr
 	switch engine {
 	case Detailed:
 		dr := runDetailed(sh.m, src, cores, sh.occ.TGsPerCore, nil)
@@ -282,12 +282,12 @@ func (s *Simulator) RunGrid(g *Grid, chip *Chip, engine Engine) (*GridResult, er
 		res.LevelBytes = dr.levels
 		res.Instructions += dr.instr
 	default:
-		fr := runFast(sh.cc, src, cores, sh.occ.TGsPerCore)
+		fr := runFast(src.view, src, cores, sh.occ.TGsPerCore)
 		res.Cycles, res.IdleSGCycles, res.Utilization, busy = fr.cycles, fr.idleSG, fr.util, fr.busy
 		res.LevelBytes = fr.levels
 		res.Events = fr.events
 	}
-	res.Instructions += sh.cc.simInstr - instr0
+	res.Instructions += src.view.instr
 	res.Us = res.Cycles / chip.ClockMHz.Value
 	for _, b := range busy {
 		res.CoreBusyUs = append(res.CoreBusyUs, b/chip.ClockMHz.Value)
@@ -369,22 +369,20 @@ func (s *Simulator) Run(p tile.Problem, k tile.Kernel, chip *Chip, opt Options) 
 	}
 	res := &Result{Problem: p, KernelName: "mul_mm_id", Kernel: k, Chip: chip.Name, Engine: opt.Engine, Draws: opt.Draws}
 	mean := drawMean{res: res}
-	for d := 0; d < opt.Draws; d++ {
+	err := s.runDraws(&mean, chip, func(d int) (*Grid, Counters, error) {
 		tpe, err := opt.Routing.Counts(p, opt.Seed+uint64(d))
 		if err != nil {
-			return nil, err
+			return nil, Counters{}, err
 		}
 		g, plan, b, err := s.MulMMIDGrid(p, k, tpe)
 		if err != nil {
-			return nil, err
+			return nil, Counters{}, err
 		}
-		gr, err := s.RunGrid(g, chip, opt.Engine)
-		if err != nil {
-			return nil, err
-		}
-		mean.add(d, CountPlan(plan, b), gr)
+		return g, CountPlan(plan, b), nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	mean.done()
 	m0, err := s.map0(p, chip)
 	if err != nil {
 		return nil, err
@@ -393,6 +391,46 @@ func (s *Simulator) Run(p tile.Problem, k tile.Kernel, chip *Chip, opt Options) 
 	res.Map0Us = m0.Us
 	finish(res, p.FLOPs(), chip, 2, start) // map0 and mul_mm_id: two dependent dispatches
 	return res, nil
+}
+
+// runDraws times the dispatch of every routing draw of a run and gathers them
+// into mean. grid(d) builds draw d's dispatch; it is called in draw order on
+// the caller's goroutine. The dispatches then run concurrently (at most
+// GOMAXPROCS at once; they share the kernel's measured core mixes), and are
+// added in draw order, so the result is the same for any parallelism.
+func (s *Simulator) runDraws(mean *drawMean, chip *Chip, grid func(d int) (*Grid, Counters, error)) error {
+	n := mean.res.Draws
+	grids := make([]*Grid, n)
+	counters := make([]Counters, n)
+	for d := range n {
+		g, c, err := grid(d)
+		if err != nil {
+			return err
+		}
+		grids[d], counters[d] = g, c
+	}
+	results := make([]*GridResult, n)
+	errs := make([]error, n)
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for d := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results[d], errs[d] = s.RunGrid(grids[d], chip, mean.res.Engine)
+		}()
+	}
+	wg.Wait()
+	for d := range n {
+		if errs[d] != nil {
+			return errs[d]
+		}
+		mean.add(d, counters[d], results[d])
+	}
+	mean.done()
+	return nil
 }
 
 // drawMean gathers the dispatches of a run's routing draws into its Result:
@@ -487,11 +525,20 @@ func limiter(u Utilization, mma8 bool) string {
 	return name
 }
 
-// gridSource adapts a grid to the engines.
+// gridSource adapts a grid to the engines. It remembers the class ids and
+// memory patterns it looked up, so a run locks the shared tables once per
+// program, not once per threadgroup.
 type gridSource struct {
-	g    *Grid
-	cc   *coreCache
-	mems map[memKey]*progMem
+	g       *Grid
+	view    *cacheView
+	mems    *memTable
+	classes map[classKey]int
+	local   map[*isa.Program]*progMem
+}
+
+func newGridSource(g *Grid, sh *shared) *gridSource {
+	return &gridSource{g: g, view: newCacheView(sh.cc), mems: &sh.mems,
+		classes: map[classKey]int{}, local: map[*isa.Program]*progMem{}}
 }
 
 func (g *gridSource) len() int { return g.g.Launched }
@@ -502,21 +549,51 @@ func (g *gridSource) context(i int) (*isa.Program, bool, *progMem) {
 }
 
 func (g *gridSource) class(i int) int {
-	prog, rep, mem := g.context(i)
+	prog, rep := g.g.TG(i)
+	k := classKey{prog, rep}
+	if id, ok := g.classes[k]; ok {
+		return id
+	}
+	mem := g.mem(prog)
 	loop, loopMem := prog, mem
 	if g.g.Loop != nil {
 		loop = g.g.Loop(prog)
 		loopMem = g.mem(loop)
 	}
-	return g.cc.class(prog, rep, mem, loop, loopMem)
+	id, n := g.view.cc.class(prog, rep, mem, loop, loopMem)
+	g.view.instr += n
+	g.classes[k] = id
+	return id
 }
 
 func (g *gridSource) mem(prog *isa.Program) *progMem {
-	key := memKey{prog, g.g.ActReuse}
-	mem := g.mems[key]
+	if mem, ok := g.local[prog]; ok {
+		return mem
+	}
+	mem := g.mems.get(prog, g.g.ActReuse)
+	g.local[prog] = mem
+	return mem
+}
+
+// memTable holds the memory patterns of a kernel's programs (one per program
+// and activation reuse, so equal patterns are one object). Safe for
+// concurrent use.
+type memTable struct {
+	mu sync.Mutex
+	m  map[memKey]*progMem
+}
+
+func (t *memTable) get(prog *isa.Program, actReuse int) *progMem {
+	key := memKey{prog, actReuse}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	mem := t.m[key]
 	if mem == nil {
-		mem = newProgMem(prog, g.g.ActReuse)
-		g.mems[key] = mem
+		mem = newProgMem(prog, actReuse)
+		if t.m == nil {
+			t.m = map[memKey]*progMem{}
+		}
+		t.m[key] = mem
 	}
 	return mem
 }

@@ -316,9 +316,7 @@ func (s *Simulator) TraceRun(p tile.Problem, k tile.Kernel, chip *Chip, seed uin
 	})
 	rec.tl.Kernel, rec.tl.Problem, rec.tl.Seed = k.String(), p.String(), seed
 
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	src := &gridSource{g: g, cc: sh.cc, mems: sh.mems}
+	src := newGridSource(g, sh)
 	dr := runDetailed(sh.m, src, cores, sh.occ.TGsPerCore, rec)
 	rec.finish()
 	res := &GridResult{Occupancy: sh.occ, Registers: sh.regs, Cycles: dr.cycles, IdleSGCycles: dr.idleSG,
