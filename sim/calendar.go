@@ -18,6 +18,7 @@ type calendar struct {
 	far        []calFar // entries at now+calSize or later, a min-heap
 	minT       int64    // the earliest queued time, when minOK
 	minOK      bool
+	next       []int32 // FIFO links of the buckets, by simdgroup (grown by addTG)
 }
 
 type calFar struct {
@@ -54,12 +55,12 @@ func (q *calendar) push(c *coreSim, i int32) {
 
 func (q *calendar) ringAppend(c *coreSim, i int32, t int64) {
 	b := int(t & calMask)
-	c.sgs[i].next = -1
+	q.next[i] = -1
 	if q.head[b] < 0 {
 		q.head[b] = i
 		q.occ[b>>6] |= 1 << (b & 63)
 	} else {
-		c.sgs[q.tail[b]].next = i
+		q.next[q.tail[b]] = i
 	}
 	q.tail[b] = i
 	q.n++
@@ -126,7 +127,7 @@ func (q *calendar) popUntil(c *coreSim, limit int64) int32 {
 	var i int32
 	if b := int(t & calMask); q.head[b] >= 0 {
 		i = q.head[b]
-		q.head[b] = c.sgs[i].next
+		q.head[b] = q.next[i]
 		if q.head[b] < 0 {
 			q.tail[b] = -1
 			q.occ[b>>6] &^= 1 << (b & 63)

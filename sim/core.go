@@ -181,7 +181,6 @@ type sgRun struct {
 	pipeBusy [pipeMem]int64   // this simdgroup's own occupancy of each issue pipe
 	chain    [maxChains]int64 // ILP chains of the current group
 	ci, nch  int32            // next chain, chains in the current group
-	next     int32            // calendar queue link
 }
 
 type tgRun struct {
@@ -254,6 +253,7 @@ func (c *coreSim) addTG(prog *isa.Program, mem *progMem, t int64, loop, repeat b
 		c.tgs = append(c.tgs, tgRun{first: int32(len(c.sgs))})
 		for s := 0; s < prog.NSG; s++ {
 			c.sgs = append(c.sgs, sgRun{})
+			c.q.next = append(c.q.next, -1)
 		}
 	}
 	tg := &c.tgs[slot]
