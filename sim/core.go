@@ -168,6 +168,7 @@ type sgRun struct {
 	sg       int8
 	state    sgState
 	sec      isa.Section
+	cur      op         // the current group's op (a copy: one load less per issue)
 	ops      []op       // the current section's ops
 	insts    []isa.Inst // the same as instructions (for traces)
 	gi, ii   int32
@@ -309,7 +310,10 @@ func (c *coreSim) readyNext(sg *sgRun, t int64, fresh bool) {
 	if !fresh {
 		r += c.m.sgInterval
 	}
-	in := &sg.ops[sg.gi]
+	if sg.ii == 0 {
+		sg.cur = sg.ops[sg.gi]
+	}
+	in := &sg.cur
 	if sg.ii == 0 {
 		if in.wait&isa.WaitDevice != 0 {
 			r = max(r, sg.devReady)
@@ -368,7 +372,7 @@ func (c *coreSim) nextTime() int64 {
 // end of a section is queued, or not, by the barrier and section logic).
 func (c *coreSim) issue(i int32) bool {
 	sg := &c.sgs[i]
-	in := &sg.ops[sg.gi]
+	in := &sg.cur
 	t := sg.ready
 	if in.class == isa.ClassBarrier {
 		c.stats.issued++
