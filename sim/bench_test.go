@@ -2,6 +2,8 @@ package sim_test
 
 import (
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/metalsim/metalsim/dequant"
@@ -60,6 +62,39 @@ func BenchmarkPerfSuite(b *testing.B) {
 	b.ReportMetric(sec/float64(b.N), "s/suite")
 	b.ReportMetric(float64(detailed)/sec/1e6, "M-instr-simulated/s")
 	b.ReportMetric(float64(modelled)/sec/1e6, "M-instr-modelled/s")
+}
+
+// BenchmarkPerfSuiteParallel times the same suite the way simrun validate and
+// the headline run it: rows on GOMAXPROCS goroutines sharing one fresh
+// simulator (each mix is measured once, by the first row that needs it).
+func BenchmarkPerfSuiteParallel(b *testing.B) {
+	cases := perfSuite(b)
+	var detailed, modelled atomic.Int64
+	for i := 0; i < b.N; i++ {
+		s := sim.NewSimulator()
+		next := make(chan func(*sim.Simulator) *sim.Result)
+		var wg sync.WaitGroup
+		for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for c := range next {
+					r := c(s)
+					detailed.Add(r.Sim.Instructions)
+					modelled.Add(r.Sim.Represented)
+				}
+			}()
+		}
+		for _, c := range cases {
+			next <- c
+		}
+		close(next)
+		wg.Wait()
+	}
+	sec := b.Elapsed().Seconds()
+	b.ReportMetric(sec/float64(b.N), "s/suite")
+	b.ReportMetric(float64(detailed.Load())/sec/1e6, "M-instr-simulated/s")
+	b.ReportMetric(float64(modelled.Load())/sec/1e6, "M-instr-modelled/s")
 }
 
 // BenchmarkDetailedEngine runs every instruction of a mid-size dispatch and

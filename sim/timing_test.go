@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/metalsim/metalsim/dequant"
@@ -50,6 +51,52 @@ func TestSimulateDeterministic(t *testing.T) {
 	}
 	if math.Float64bits(a.TotalUs) != math.Float64bits(b.TotalUs) || a.Counters.Work.MMA8 != b.Counters.Work.MMA8 {
 		t.Fatalf("results differ: %v µs vs %v µs", a.TotalUs, b.TotalUs)
+	}
+}
+
+// TestConcurrentRunsShareMixes: runs of one kernel in flight together on one
+// Simulator (sharing, and racing to measure, its core mixes) give the same bits
+// as each run alone on a fresh Simulator with one OS thread.
+func TestConcurrentRunsShareMixes(t *testing.T) {
+	chip := mustChip(t, "M1 Pro 16-core GPU")
+	k := tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}
+	ns := []int{32, 64, 96, 128}
+	alone := make([]*sim.Result, len(ns))
+	prev := runtime.GOMAXPROCS(1)
+	for i, n := range ns {
+		p := smallProblem
+		p.Tokens = n
+		r, err := sim.Simulate(p, k, chip, sim.Options{})
+		if err != nil {
+			runtime.GOMAXPROCS(prev)
+			t.Fatal(err)
+		}
+		alone[i] = r
+	}
+	runtime.GOMAXPROCS(max(prev, 4))
+	defer runtime.GOMAXPROCS(prev)
+	s := sim.NewSimulator()
+	together := make([]*sim.Result, len(ns))
+	errs := make([]error, len(ns))
+	var wg sync.WaitGroup
+	for i, n := range ns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := smallProblem
+			p.Tokens = n
+			together[i], errs[i] = s.Run(p, k, chip, sim.Options{})
+		}()
+	}
+	wg.Wait()
+	for i := range ns {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		a, b := alone[i], together[i]
+		if math.Float64bits(a.TotalUs) != math.Float64bits(b.TotalUs) || math.Float64bits(a.IdleSGCycles) != math.Float64bits(b.IdleSGCycles) {
+			t.Errorf("n = %d: alone %v µs (idle %v), together %v µs (idle %v)", ns[i], a.TotalUs, a.IdleSGCycles, b.TotalUs, b.IdleSGCycles)
+		}
 	}
 }
 
