@@ -89,15 +89,18 @@ func (q *calendar) nextBucket() (int64, bool) {
 }
 
 // peek returns the earliest queued simdgroup and its time (-1 when empty).
+// The ring's bucket of that time holds only entries of that time (ring entries
+// lie in [now, now+calSize) and none is earlier), and ring entries leave
+// before far ones of the same time.
 func (q *calendar) peek(c *coreSim) (int32, int64) {
-	t, ok := q.nextBucket()
-	if len(q.far) > 0 && (!ok || q.far[0].t < t) {
-		return q.far[0].i, q.far[0].t
+	t := q.earliest(c)
+	if t == math.MaxInt64 {
+		return -1, t
 	}
-	if !ok {
-		return -1, math.MaxInt64
+	if i := q.head[t&calMask]; i >= 0 {
+		return i, t
 	}
-	return q.head[t&calMask], t
+	return q.far[0].i, t
 }
 
 // earliest returns the earliest queued time, or math.MaxInt64 when empty. It
@@ -105,8 +108,14 @@ func (q *calendar) peek(c *coreSim) (int32, int64) {
 // loop's repeated questions cost one bitmap scan per cycle, not one per issue.
 func (q *calendar) earliest(c *coreSim) int64 {
 	if !q.minOK {
-		_, q.minT = q.peek(c)
-		q.minOK = true
+		t, ok := q.nextBucket()
+		switch {
+		case len(q.far) > 0 && (!ok || q.far[0].t < t):
+			t = q.far[0].t
+		case !ok:
+			t = math.MaxInt64
+		}
+		q.minT, q.minOK = t, true
 	}
 	return q.minT
 }
@@ -121,9 +130,7 @@ func (q *calendar) popUntil(c *coreSim, limit int64) int32 {
 	if t > limit || t == math.MaxInt64 {
 		return -1
 	}
-	// the ring's bucket of t holds only entries of time t: ring entries lie in
-	// [now, now+calSize) and none is earlier than t. Ring entries leave before
-	// far ones of the same time (as peek orders them).
+	// the entry peek returns
 	var i int32
 	if b := int(t & calMask); q.head[b] >= 0 {
 		i = q.head[b]

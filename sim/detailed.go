@@ -131,28 +131,45 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 	for {
 		ci := h[0]
 		core := cs[ci]
-		i, t := core.q.peek(core)
-		if i < 0 || t == math.MaxInt64 {
+		if keys[ci] == math.MaxInt64 {
 			break // the earliest core has nothing left: all cores are done
 		}
-		core.q.pop(core)
-		if core.issue(i) {
-			core.q.push(core, i)
+		// The root core issues while its next issue comes before every other
+		// core's, (time, core index) ordered: no other core's queue moves
+		// meanwhile, so this is the global order without a heap step per issue.
+		rt, rc := int64(math.MaxInt64), cores
+		for _, j := range [2]int{1, 2} {
+			if j < len(h) && (keys[h[j]] < rt || keys[h[j]] == rt && h[j] < rc) {
+				rt, rc = keys[h[j]], h[j]
+			}
 		}
-		if len(core.finished) > 0 {
-			stop := false
-			for _, slot := range core.finished {
-				f := core.tgs[slot].finish
-				res.busy[ci] = math.Max(res.busy[ci], float64(f))
-				if tgs != nil && tgs.tgFinish(ci, slot, f) {
-					stop = true
+		stop := false
+		for {
+			i, t := core.q.peek(core)
+			if i < 0 || t > rt || t == rt && ci > rc {
+				break
+			}
+			core.q.pop(core)
+			if core.issue(i) {
+				core.q.push(core, i)
+			}
+			if len(core.finished) > 0 {
+				for _, slot := range core.finished {
+					f := core.tgs[slot].finish
+					res.busy[ci] = math.Max(res.busy[ci], float64(f))
+					if tgs != nil && tgs.tgFinish(ci, slot, f) {
+						stop = true
+					}
+					dispatch(ci, f)
 				}
-				dispatch(ci, f)
+				core.finished = core.finished[:0]
+				if stop {
+					break // the timeline has what it asked for
+				}
 			}
-			core.finished = core.finished[:0]
-			if stop {
-				break // the timeline has what it asked for
-			}
+		}
+		if stop {
+			break
 		}
 		keys[ci] = core.nextTime()
 		down(pos[ci])
