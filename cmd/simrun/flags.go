@@ -10,41 +10,72 @@ import (
 	"github.com/metalsim/metalsim/tile"
 )
 
-// problemFlags are the flags that describe one MUL_MAT_ID.
-type problemFlags struct {
-	experts, used, m, k, n int
-	typeA, typeB           string
-	bcast                  bool
+// shapeFlags describe the expert matmul (without n) for sweep and compare.
+type shapeFlags struct {
+	experts, used, m, k int
+	typeA, typeB        string
+	bcast               bool
 }
 
-func (f *problemFlags) register(fs *flag.FlagSet) {
+func (f *shapeFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.experts, "experts", 128, "experts holding weights (test-backend-ops n_mats)")
 	fs.IntVar(&f.used, "used", 8, "experts used per token (n_used)")
 	fs.IntVar(&f.m, "m", 768, "weight rows per expert")
 	fs.IntVar(&f.k, "k", 2048, "reduction length")
-	fs.IntVar(&f.n, "n", 512, "tokens")
-	fs.StringVar(&f.typeA, "type", "q4_0", "weight type (f32, f16, q4_0, q8_0, iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s)")
+	fs.StringVar(&f.typeA, "type", "q4_0", "weight type ("+weightTypeNames()+")")
 	fs.StringVar(&f.typeB, "type-b", "f32", "activation type (f32, f16)")
 	fs.BoolVar(&f.bcast, "b", false, "broadcast: all slots of a token read one activation row (b=1)")
 }
 
-func (f *problemFlags) problem() (tile.Problem, error) {
+func weightTypeNames() string {
+	var names []string
+	for _, t := range dequant.Types() {
+		names = append(names, t.String())
+	}
+	return strings.Join(names, ", ")
+}
+
+// types parses --type and --type-b.
+func (f *shapeFlags) types() (dequant.Type, bool, error) {
 	t, err := dequant.ParseType(f.typeA)
 	if err != nil {
-		return tile.Problem{}, fmt.Errorf("--type: %w", err)
+		return 0, false, fmt.Errorf("--type: %w", err)
 	}
-	p := tile.Problem{Experts: f.experts, Used: f.used, M: f.m, K: f.k, Tokens: f.n, Broadcast: f.bcast, TypeA: t}
 	switch f.typeB {
 	case "f32":
+		return t, false, nil
 	case "f16":
-		p.HalfB = true
-	default:
-		return p, fmt.Errorf("--type-b %q: allowed f32, f16", f.typeB)
+		return t, true, nil
 	}
+	return 0, false, fmt.Errorf("--type-b %q: allowed f32, f16", f.typeB)
+}
+
+// problem returns the shape with n tokens and rows x k, validated.
+func (f *shapeFlags) problem(n, m, k int) (tile.Problem, error) {
+	t, halfB, err := f.types()
+	if err != nil {
+		return tile.Problem{}, err
+	}
+	p := tile.Problem{Experts: f.experts, Used: f.used, M: m, K: k, Tokens: n, Broadcast: f.bcast, TypeA: t, HalfB: halfB}
 	if err := p.Validate(); err != nil {
 		return p, flagError(err)
 	}
 	return p, nil
+}
+
+// problemFlags are the flags that describe one MUL_MAT_ID: the shape and --n.
+type problemFlags struct {
+	shapeFlags
+	n int
+}
+
+func (f *problemFlags) register(fs *flag.FlagSet) {
+	f.shapeFlags.register(fs)
+	fs.IntVar(&f.n, "n", 512, "tokens")
+}
+
+func (f *problemFlags) problem() (tile.Problem, error) {
+	return f.shapeFlags.problem(f.n, f.m, f.k)
 }
 
 // kernelFlags choose the kernel variant and path.

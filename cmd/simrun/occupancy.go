@@ -61,7 +61,7 @@ func runOccupancy(args []string, stdout, stderr io.Writer) int {
 	}
 	// the variant's programs for the operand types; only the types matter, and
 	// k must hold whole blocks and k-steps
-	pf := problemFlags{experts: 8, used: 2, m: k.NR0, k: 256 * k.NK, n: k.NR1, typeA: *typeA, typeB: *typeB}
+	pf := problemFlags{shapeFlags: shapeFlags{experts: 8, used: 2, m: k.NR0, k: 256 * k.NK, typeA: *typeA, typeB: *typeB}, n: k.NR1}
 	p, err := pf.problem()
 	if err != nil {
 		return fail(stderr, "occupancy", err)

@@ -17,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 )
@@ -312,59 +311,6 @@ func checkFileTokens(routes []routePoint, ns []int, nFlag string) error {
 		}
 	}
 	return nil
-}
-
-// shapeFlags describe the expert matmul (without n) for sweep and compare.
-type shapeFlags struct {
-	experts, used, m, k int
-	typeA, typeB        string
-	bcast               bool
-}
-
-func (f *shapeFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&f.experts, "experts", 128, "experts holding weights (test-backend-ops n_mats)")
-	fs.IntVar(&f.used, "used", 8, "experts used per token (n_used)")
-	fs.IntVar(&f.m, "m", 768, "weight rows per expert")
-	fs.IntVar(&f.k, "k", 2048, "reduction length")
-	fs.StringVar(&f.typeA, "type", "q4_0", "weight type ("+weightTypeNames()+")")
-	fs.StringVar(&f.typeB, "type-b", "f32", "activation type (f32, f16)")
-	fs.BoolVar(&f.bcast, "b", false, "broadcast: all slots of a token read one activation row (b=1)")
-}
-
-func weightTypeNames() string {
-	var names []string
-	for _, t := range dequant.Types() {
-		names = append(names, t.String())
-	}
-	return strings.Join(names, ", ")
-}
-
-// types parses --type and --type-b.
-func (f *shapeFlags) types() (dequant.Type, bool, error) {
-	t, err := dequant.ParseType(f.typeA)
-	if err != nil {
-		return 0, false, fmt.Errorf("--type: %w", err)
-	}
-	switch f.typeB {
-	case "f32":
-		return t, false, nil
-	case "f16":
-		return t, true, nil
-	}
-	return 0, false, fmt.Errorf("--type-b %q: allowed f32, f16", f.typeB)
-}
-
-// problem returns the shape with n tokens and rows x k, validated.
-func (f *shapeFlags) problem(n, m, k int) (tile.Problem, error) {
-	t, halfB, err := f.types()
-	if err != nil {
-		return tile.Problem{}, err
-	}
-	p := tile.Problem{Experts: f.experts, Used: f.used, M: m, K: k, Tokens: n, Broadcast: f.bcast, TypeA: t, HalfB: halfB}
-	if err := p.Validate(); err != nil {
-		return p, flagError(err)
-	}
-	return p, nil
 }
 
 // flagError names the flag of a tile.Problem validation error.
