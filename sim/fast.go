@@ -62,12 +62,12 @@ func dramPerStep(p *isa.Program, mem *progMem, repeat bool) float64 {
 	return w + a/float64(mem.actReuse)
 }
 
-// loopClass is what makes two k-loops time alike: the body's timing
-// instructions (all but their unique-byte counts, which differ with the tokens of
-// a restaged tile and only feed DRAM traffic), the weight line pattern and
-// whether the weights come from a cache.
+// loopClass is a k-loop as core mixes simulate it: the program that stands
+// for it (Grid.Loop's choice, itself a function of the tile, so a mix never
+// depends on which tile of the class a run met first), the weight line pattern
+// and whether the weights come from a cache.
 type loopClass struct {
-	body   string
+	prog   *isa.Program
 	lines  *progMem
 	repeat bool
 }
@@ -163,12 +163,14 @@ func (cc *coreCache) class(p *isa.Program, repeat bool, mem *progMem, loop *isa.
 	ci := &classInfo{classKey: k, mem: mem, mixID: id, dramBytes: dramPerStep(p, mem, repeat),
 		loopProg: loop, loopMem: loopMem}
 	if !p.Exit {
-		lc := loopClass{bodySignature(loop), loopMem.canonical(cc.lineSets), repeat}
+		lc := loopClass{loop, loopMem.canonical(cc.lineSets), repeat}
 		if rep, ok := cc.loops[lc]; ok {
 			ci.mixID = rep
 		} else {
+			// the rank orders classes canonically in a mix: by content, then
+			// by name (unique per program of a builder), never by id
 			cc.loops[lc] = id
-			ci.rank = fmt.Sprintf("%s#%s#%v", lc.body, lc.lines.key, repeat)
+			ci.rank = fmt.Sprintf("%s#%s#%s#%v", bodySignature(loop), loop.Name, lc.lines.key, repeat)
 		}
 	}
 	// the info is visible to mix measurements (its own k-loop's, for the
@@ -273,8 +275,8 @@ func (cc *coreCache) mix(key []byte, ids []int) (*mixResult, int64) {
 	cc.mixes[string(key)] = e
 	info := cc.info
 	cc.mu.Unlock()
+	defer close(e.done) // also if measure panics, so no waiter blocks forever
 	e.r = cc.measure(ids, info)
-	close(e.done)
 	return e.r, e.r.instr
 }
 

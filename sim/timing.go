@@ -138,9 +138,11 @@ type Result struct {
 // Utilization is the mean busy fraction of each resource while threadgroups ran.
 type Utilization = utilization
 
-// SimStats is what the simulation itself cost.
+// SimStats is what the simulation itself cost. Unlike the rest of a Result it
+// depends on what ran before and alongside: a mix another run of the same
+// Simulator measured first costs this run nothing.
 type SimStats struct {
-	Instructions int64         // simdgroup instructions the core model issued
+	Instructions int64         // simdgroup instructions the core model issued for this run
 	Represented  int64         // simdgroup instructions of the whole grid (all draws)
 	Events       int64         // threadgroup-level events (fast engine)
 	Wall         time.Duration // wall time of the run
@@ -336,19 +338,26 @@ func (s *Simulator) MulMMIDGrid(p tile.Problem, k tile.Kernel, tpe []int32) (*Gr
 			ctx := plan.Context(plan.Coords(i))
 			return b.Program(ctx), ctx.Repeat
 		},
-		// With zeroed B padding, tiles of different token counts differ in
-		// which simdgroups stage B (one per 8 tokens) as well as in which
-		// token parts run. Core mixes are measured with one loop per token
-		// part, the tile filling its last part: partly filled tiles stage at
-		// most one simdgroup's B rows too many (a few per cent of their
-		// instructions; measured on the calibration rows: within the mix
-		// measurement noise). It cuts the mixes to measure by about four.
+		// A core mix simulates one program per k-loop class, and that program
+		// must be a function of the class (not whichever tile of the class a
+		// run met first), or results would depend on run order. Each tile
+		// stands for the tile filling its last token part: with re-staged B
+		// padding that program has the same loop body (every simdgroup stages
+		// every row); with zeroed padding, tiles of different token counts
+		// also differ in which simdgroups stage B (one per 8 tokens), and a
+		// partly filled tile stages at most one simdgroup's B rows too many
+		// (a few per cent of its instructions; measured on the calibration
+		// rows: within the mix measurement noise). It cuts the mixes to
+		// measure by about four.
 		Loop: func(prog *isa.Program) *isa.Program {
 			t := prog.Tiling
-			if prog.Exit || !t.BPadZero || k.NR1H <= 8 {
+			if prog.Exit || (t.BPadZero && k.NR1H <= 8) {
 				return prog
 			}
-			tokens := min(k.NR1, (t.Tokens+k.NR1H-1)/k.NR1H*k.NR1H)
+			tokens := k.NR1
+			if k.HalfSkip || t.BPadZero {
+				tokens = min(k.NR1, (t.Tokens+k.NR1H-1)/k.NR1H*k.NR1H)
+			}
 			return b.Program(tile.Context{Rows: t.Rows, Tokens: tokens, Steps: prog.Steps})
 		},
 	}

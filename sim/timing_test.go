@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -54,49 +55,88 @@ func TestSimulateDeterministic(t *testing.T) {
 	}
 }
 
+// modelOutputs renders everything a Result says about the modelled GPU (all
+// but the simulator's own statistics: wall time, instructions it simulated).
+func modelOutputs(t *testing.T, r *sim.Result) string {
+	t.Helper()
+	c := *r
+	c.Sim = sim.SimStats{}
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 // TestConcurrentRunsShareMixes: runs of one kernel in flight together on one
-// Simulator (sharing, and racing to measure, its core mixes) give the same bits
-// as each run alone on a fresh Simulator with one OS thread.
+// Simulator (sharing, and racing to measure, its core mixes), and runs after
+// other runs warmed its caches, give the same bits as each run alone on a
+// fresh Simulator with one OS thread.
 func TestConcurrentRunsShareMixes(t *testing.T) {
-	chip := mustChip(t, "M1 Pro 16-core GPU")
-	k := tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}
-	ns := []int{32, 64, 96, 128}
-	alone := make([]*sim.Result, len(ns))
-	prev := runtime.GOMAXPROCS(1)
-	for i, n := range ns {
-		p := smallProblem
-		p.Tokens = n
-		r, err := sim.Simulate(p, k, chip, sim.Options{})
-		if err != nil {
-			runtime.GOMAXPROCS(prev)
-			t.Fatal(err)
-		}
-		alone[i] = r
-	}
-	runtime.GOMAXPROCS(max(prev, 4))
-	defer runtime.GOMAXPROCS(prev)
-	s := sim.NewSimulator()
-	together := make([]*sim.Result, len(ns))
-	errs := make([]error, len(ns))
-	var wg sync.WaitGroup
-	for i, n := range ns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p := smallProblem
-			p.Tokens = n
-			together[i], errs[i] = s.Run(p, k, chip, sim.Options{})
-		}()
-	}
-	wg.Wait()
-	for i := range ns {
-		if errs[i] != nil {
-			t.Fatal(errs[i])
-		}
-		a, b := alone[i], together[i]
-		if math.Float64bits(a.TotalUs) != math.Float64bits(b.TotalUs) || math.Float64bits(a.IdleSGCycles) != math.Float64bits(b.IdleSGCycles) {
-			t.Errorf("n = %d: alone %v µs (idle %v), together %v µs (idle %v)", ns[i], a.TotalUs, a.IdleSGCycles, b.TotalUs, b.IdleSGCycles)
-		}
+	for _, tc := range []struct {
+		chip string
+		k    tile.Kernel
+	}{
+		{"M1 Pro 16-core GPU", tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}},
+		{"M5 10-core GPU", tile.Kernel{Variant: tile.Upstream(), Path: tile.Tensor}},
+	} {
+		t.Run(tc.k.String(), func(t *testing.T) {
+			chip := mustChip(t, tc.chip)
+			ns := []int{40, 64, 96, 128}
+			run := func(s *sim.Simulator, n int) (string, error) {
+				p := smallProblem
+				p.Tokens = n
+				r, err := s.Run(p, tc.k, chip, sim.Options{})
+				if err != nil {
+					return "", err
+				}
+				return modelOutputs(t, r), nil
+			}
+			alone := make([]string, len(ns))
+			prev := runtime.GOMAXPROCS(1)
+			for i, n := range ns {
+				var err error
+				if alone[i], err = run(sim.NewSimulator(), n); err != nil {
+					runtime.GOMAXPROCS(prev)
+					t.Fatal(err)
+				}
+			}
+			// in reverse order on one simulator: each run meets mixes and
+			// classes the later-listed runs created first
+			s := sim.NewSimulator()
+			for i := len(ns) - 1; i >= 0; i-- {
+				got, err := run(s, ns[i])
+				if err != nil {
+					runtime.GOMAXPROCS(prev)
+					t.Fatal(err)
+				}
+				if got != alone[i] {
+					t.Errorf("n = %d after larger runs on one simulator:\n%s\nalone:\n%s", ns[i], got, alone[i])
+				}
+			}
+			runtime.GOMAXPROCS(max(prev, 4))
+			defer runtime.GOMAXPROCS(prev)
+			s = sim.NewSimulator()
+			together := make([]string, len(ns))
+			errs := make([]error, len(ns))
+			var wg sync.WaitGroup
+			for i, n := range ns {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					together[i], errs[i] = run(s, n)
+				}()
+			}
+			wg.Wait()
+			for i := range ns {
+				if errs[i] != nil {
+					t.Fatal(errs[i])
+				}
+				if together[i] != alone[i] {
+					t.Errorf("n = %d concurrently:\n%s\nalone:\n%s", ns[i], together[i], alone[i])
+				}
+			}
+		})
 	}
 }
 
