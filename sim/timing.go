@@ -404,34 +404,38 @@ func (s *Simulator) Run(p tile.Problem, k tile.Kernel, chip *Chip, opt Options) 
 
 // runDraws times the dispatch of every routing draw of a run and gathers them
 // into mean. grid(d) builds draw d's dispatch; it is called in draw order on
-// the caller's goroutine. The dispatches then run concurrently (at most
-// GOMAXPROCS at once; they share the kernel's measured core mixes), and are
-// added in draw order, so the result is the same for any parallelism.
+// the caller's goroutine, as soon as fewer than GOMAXPROCS dispatches are in
+// flight (so memory holds that many grids, not one per draw). The dispatches
+// run concurrently, sharing the kernel's measured core mixes, and are added
+// in draw order, so the result is the same for any parallelism.
 func (s *Simulator) runDraws(mean *drawMean, chip *Chip, grid func(d int) (*Grid, Counters, error)) error {
 	n := mean.res.Draws
-	grids := make([]*Grid, n)
 	counters := make([]Counters, n)
-	for d := range n {
-		g, c, err := grid(d)
-		if err != nil {
-			return err
-		}
-		grids[d], counters[d] = g, c
-	}
 	results := make([]*GridResult, n)
 	errs := make([]error, n)
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
+	var gridErr error
 	for d := range n {
+		sem <- struct{}{}
+		g, c, err := grid(d)
+		if err != nil {
+			<-sem
+			gridErr = err
+			break
+		}
+		counters[d] = c
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[d], errs[d] = s.RunGrid(grids[d], chip, mean.res.Engine)
+			results[d], errs[d] = s.RunGrid(g, chip, mean.res.Engine)
 		}()
 	}
 	wg.Wait()
+	if gridErr != nil {
+		return gridErr
+	}
 	for d := range n {
 		if errs[d] != nil {
 			return errs[d]
