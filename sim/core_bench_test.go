@@ -37,9 +37,9 @@ func BenchmarkCoreMix(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				cc := newCoreCache(m, 6)
 				id, n := cc.class(prog, false, mem, prog, mem)
-				v := newCacheView(cc)
-				v.mix([]int{id, id, id, id, id, id})
-				instr += n + v.instr
+				ids := []int{id, id, id, id, id, id}
+				_, m := cc.mix(appendMixKey(nil, ids), ids, fine)
+				instr += n + m
 			}
 			b.ReportMetric(float64(instr)/b.Elapsed().Seconds()/1e6, "M-instr/s")
 		})

@@ -244,7 +244,7 @@ func (cc *coreCache) overhead(ci *classInfo) (float64, int64) {
 		return total, instr
 	}
 	mid := ci.mixID
-	r, n := cc.mix(appendMixKey(nil, []int{mid}), []int{mid})
+	r, n := cc.mix(appendMixKey(nil, []int{mid}), []int{mid}, fine)
 	return math.Max(0, total-float64(steps)*r.period[mid]), instr + n
 }
 
@@ -257,14 +257,37 @@ const (
 	mixWarmup  = 2
 	mixMeasure = 4
 	mixCover   = 256
+	// coarseCover is the cover of a first, cheap measurement of a mix (its
+	// period within a few per cent); a run reads it until it has spent
+	// refineAfter times as long in the composition as the full measurement
+	// simulates, so a full measurement costs at most 1/refineAfter of
+	// simulating that use instruction by instruction (cacheView.result).
+	coarseCover = 16
+	refineAfter = 2
 )
+
+// precision is how long a mix is measured.
+type precision uint8
+
+const (
+	coarse precision = iota // coarseCover k-steps
+	fine                    // mixCover k-steps
+)
+
+func (p precision) cover() int {
+	if p == coarse {
+		return coarseCover
+	}
+	return mixCover
+}
 
 // mix returns the measured periods of a canonically sorted multiset of k-loop
 // classes. Mixes are measured with DRAM latency but without a bandwidth limit,
 // which the chip level applies.
 // key is appendMixKey(ids). It also returns the simdgroup instructions this
 // call simulated (zero when another call measured the mix).
-func (cc *coreCache) mix(key []byte, ids []int) (*mixResult, int64) {
+func (cc *coreCache) mix(key []byte, ids []int, p precision) (*mixResult, int64) {
+	key = append(slices.Clip(key), byte(p)) // never into the caller's buffer
 	cc.mu.Lock()
 	if e, ok := cc.mixes[string(key)]; ok { // no allocation for the lookup
 		cc.mu.Unlock()
@@ -276,19 +299,19 @@ func (cc *coreCache) mix(key []byte, ids []int) (*mixResult, int64) {
 	info := cc.info
 	cc.mu.Unlock()
 	defer close(e.done) // also if measure panics, so no waiter blocks forever
-	e.r = cc.measure(ids, info)
+	e.r = cc.measure(ids, info, p.cover())
 	return e.r, e.r.instr
 }
 
 // measure runs a mix on a fresh core model.
-func (cc *coreCache) measure(ids []int, info []*classInfo) *mixResult {
+func (cc *coreCache) measure(ids []int, info []*classInfo, cover int) *mixResult {
 	cs := cc.newCore()
 	for j, id := range ids {
 		ci := info[id]
 		cs.addTG(ci.loopProg, ci.loopMem, int64(j*ci.loopProg.NSG)*cc.m.launch, true, ci.repeat, j, j*max(1, ci.loopProg.Steps)/len(ids))
 	}
 	// run until every threadgroup has warmed up and been measured
-	measure := max(mixMeasure, (mixCover+len(ids)-1)/len(ids))
+	measure := max(mixMeasure, (cover+len(ids)-1)/len(ids))
 	need := mixWarmup + measure + 1
 	for {
 		done := true
@@ -348,17 +371,34 @@ func (c *coreSim) utilization(el float64) utilization {
 }
 
 // cacheView is one run's view of a shared coreCache: the class infos and
-// mixes it has met, so its events read them without locking.
+// compositions it has met, so its events read them without locking.
 type cacheView struct {
 	cc     *coreCache
 	info   []*classInfo
-	mixes  map[string]*mixResult
+	comps  map[string]*runMix
 	keyBuf []byte
 	instr  int64 // simdgroup instructions this run simulated in measurements
 }
 
+// runMix is one composition as a run uses it. The run reads the coarse
+// measurement until it has spent, summed over cores, refineAfter times as many
+// core cycles in the composition as the fine measurement simulates (estimated
+// from the coarse periods); from then on it reads the fine one. So the effort spent measuring a composition follows how much
+// the run needs it: the many short-lived compositions (a slot between two
+// tiles, early exits) are measured briefly, the few that carry the run
+// precisely. Both measurements are functions of the composition alone, and
+// the switch depends on this run alone, so the result does not depend on
+// what else the Simulator ran.
+type runMix struct {
+	key          []byte
+	ids          []int
+	coarse, fine *mixResult
+	use          float64 // core cycles this run spent in the composition so far
+	span         float64 // use from which the run reads the fine measurement
+}
+
 func newCacheView(cc *coreCache) *cacheView {
-	return &cacheView{cc: cc, mixes: map[string]*mixResult{}}
+	return &cacheView{cc: cc, comps: map[string]*runMix{}}
 }
 
 // class returns the info of a class id the run got from the cache.
@@ -380,16 +420,38 @@ func (v *cacheView) sortMix(ids []int) {
 	})
 }
 
-// mix returns the measured mix of canonically sorted k-loop class ids.
-func (v *cacheView) mix(ids []int) *mixResult {
+// comp returns the run's composition of canonically sorted k-loop class ids.
+func (v *cacheView) comp(ids []int) *runMix {
 	v.keyBuf = appendMixKey(v.keyBuf[:0], ids)
-	if r, ok := v.mixes[string(v.keyBuf)]; ok {
-		return r
+	if rm, ok := v.comps[string(v.keyBuf)]; ok {
+		return rm
 	}
-	r, n := v.cc.mix(v.keyBuf, ids)
+	rm := &runMix{key: slices.Clone(v.keyBuf), ids: slices.Clone(ids)}
+	var n int64
+	rm.coarse, n = v.cc.mix(rm.key, rm.ids, coarse)
 	v.instr += n
-	v.mixes[string(v.keyBuf)] = r
-	return r
+	mean := 0.0
+	for _, p := range rm.coarse.period {
+		mean += p
+	}
+	mean /= float64(max(1, len(rm.coarse.period)))
+	steps := mixWarmup + max(mixMeasure, (mixCover+len(ids)-1)/len(ids)) + 1
+	rm.span = refineAfter * mean * float64(steps)
+	v.comps[string(rm.key)] = rm
+	return rm
+}
+
+// result returns the measurement the run reads for a composition now.
+func (v *cacheView) result(rm *runMix) *mixResult {
+	if rm.use < rm.span {
+		return rm.coarse
+	}
+	if rm.fine == nil {
+		var n int64
+		rm.fine, n = v.cc.mix(rm.key, rm.ids, fine)
+		v.instr += n
+	}
+	return rm.fine
 }
 
 func appendMixKey(b []byte, ids []int) []byte {
@@ -423,6 +485,7 @@ type fastCore struct {
 	launcherFree float64
 	mixSince     float64
 	mix          *mixResult // the mix its k-looping threadgroups run, nil if none
+	comp         *runMix    // the composition mix was read for
 	ids          []int
 	w            float64 // work clock at wAt
 	wAt          float64
@@ -587,6 +650,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
 	accountMix := func(c *fastCore, t float64) {
 		if d := t - c.mixSince; d > 0 && c.mix != nil {
 			r := c.mix
+			c.comp.use += d
 			res.util.addScaled(r.util, d)
 			res.idleSG += r.idleSG * d
 			for l := range res.levels {
@@ -651,7 +715,8 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
 			return
 		}
 		v.sortMix(c.ids)
-		r := v.mix(c.ids)
+		c.comp = v.comp(c.ids)
+		r := v.result(c.comp)
 		c.mix = r
 		for s := range c.slots {
 			sl := &c.slots[s]
