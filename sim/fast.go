@@ -380,10 +380,12 @@ type cacheView struct {
 	instr  int64 // simdgroup instructions this run simulated in measurements
 }
 
-// runMix is one composition as a run uses it. The run reads the coarse
-// measurement until it has spent, summed over cores, refineAfter times as many
-// core cycles in the composition as the fine measurement simulates (estimated
-// from the coarse periods); from then on it reads the fine one. So the effort spent measuring a composition follows how much
+// runMix is one composition as a run uses it. A core entering it reads the
+// coarse measurement unless the run's use of the composition (core cycles
+// spent in it, summed over cores) plus the expected stays of the cores in it
+// now, its own included, reaches refineAfter times the core cycles the fine
+// measurement simulates (estimated from the coarse periods); then it reads the
+// fine one. So the effort spent measuring a composition follows how much
 // the run needs it: the many short-lived compositions (a slot between two
 // tiles, early exits) are measured briefly, the few that carry the run
 // precisely. Both measurements are functions of the composition alone, and
@@ -394,6 +396,7 @@ type runMix struct {
 	ids          []int
 	coarse, fine *mixResult
 	use          float64 // core cycles this run spent in the composition so far
+	pending      float64 // expected stays of the cores in the composition now
 	span         float64 // use from which the run reads the fine measurement
 }
 
@@ -430,20 +433,23 @@ func (v *cacheView) comp(ids []int) *runMix {
 	var n int64
 	rm.coarse, n = v.cc.mix(rm.key, rm.ids, coarse)
 	v.instr += n
-	mean := 0.0
+	// the full measurement runs until its slowest threadgroup has its steps
+	// (the maximum is also independent of the map's iteration order)
+	slowest := 0.0
 	for _, p := range rm.coarse.period {
-		mean += p
+		slowest = max(slowest, p)
 	}
-	mean /= float64(max(1, len(rm.coarse.period)))
 	steps := mixWarmup + max(mixMeasure, (mixCover+len(ids)-1)/len(ids)) + 1
-	rm.span = refineAfter * mean * float64(steps)
+	rm.span = refineAfter * slowest * float64(steps)
 	v.comps[string(rm.key)] = rm
 	return rm
 }
 
-// result returns the measurement the run reads for a composition now.
-func (v *cacheView) result(rm *runMix) *mixResult {
-	if rm.use < rm.span {
+// result returns the measurement a core entering a composition reads, given
+// how long it expects to stay (the run's past use of the composition, the
+// expected stays of the other cores in it now, and its own decide it).
+func (v *cacheView) result(rm *runMix, stay float64) *mixResult {
+	if rm.use+rm.pending+stay < rm.span {
 		return rm.coarse
 	}
 	if rm.fine == nil {
@@ -474,6 +480,7 @@ type slot struct {
 	phase  uint8
 	period float64 // cycles per k-step in the current mix, at full DRAM bandwidth
 	end    float64 // work-clock value at which the k-loop is done
+	at     float64 // phPre: when its k-loop starts
 	ver    uint32
 }
 
@@ -486,6 +493,7 @@ type fastCore struct {
 	mixSince     float64
 	mix          *mixResult // the mix its k-looping threadgroups run, nil if none
 	comp         *runMix    // the composition mix was read for
+	stay         float64    // its expected stay in comp, counted in comp.pending
 	ids          []int
 	w            float64 // work clock at wAt
 	wAt          float64
@@ -700,6 +708,10 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
 	update := func(ci int, t float64) {
 		c := &fc[ci]
 		accountMix(c, t)
+		if c.mix != nil {
+			c.comp.pending -= c.stay
+			c.stay = 0
+		}
 		c.ids = c.ids[:0]
 		for s := range c.slots {
 			if sl := &c.slots[s]; sl.phase == phBody {
@@ -715,9 +727,23 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
 			return
 		}
 		v.sortMix(c.ids)
-		c.comp = v.comp(c.ids)
-		r := v.result(c.comp)
-		c.mix = r
+		rm := v.comp(c.ids)
+		// the core's expected stay in the composition, under the coarse
+		// periods: until its first k-loop ends or a launched threadgroup
+		// enters its k-loop
+		stay := math.Inf(1)
+		for s := range c.slots {
+			switch sl := &c.slots[s]; sl.phase {
+			case phBody:
+				p := rm.coarse.period[v.class(sl.class).mixID]
+				stay = math.Min(stay, (sl.end-c.w)*p/sl.period/scale)
+			case phPre:
+				stay = math.Min(stay, sl.at-t)
+			}
+		}
+		r := v.result(rm, stay)
+		c.mix, c.comp, c.stay = r, rm, stay
+		rm.pending += stay
 		for s := range c.slots {
 			sl := &c.slots[s]
 			if sl.phase != phBody {
@@ -753,6 +779,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
 		}
 		sl.class, sl.ver = id, sl.ver+1
 		sl.phase = phPre
+		sl.at = start + info.overhead
 		if info.prog.Exit {
 			sl.phase = phExit
 		}

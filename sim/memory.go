@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/metalsim/metalsim/isa"
 )
@@ -66,6 +67,19 @@ func (pm *progMem) newLine(sg, step int) bool {
 	}
 	l := pm.lines[sg]
 	return l[step%len(l)]
+}
+
+// sameLines reports whether two patterns have the same lines and reuse.
+func (pm *progMem) sameLines(o *progMem) bool {
+	if pm.actReuse != o.actReuse || len(pm.lines) != len(o.lines) {
+		return false
+	}
+	for i := range pm.lines {
+		if !slices.Equal(pm.lines[i], o.lines[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // canonical returns the first progMem with the same line pattern and reuse seen
