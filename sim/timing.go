@@ -350,9 +350,9 @@ func (s *Simulator) MulMMIDGrid(p tile.Problem, k tile.Kernel, tpe []int32) (*Gr
 		// at larger NK). This is an approximation, not noise: a review that
 		// rounded to the staging granularity instead (8 tokens at NK = 32)
 		// measured the M1 Pro half-tile rows 1.6-2 % faster at n = 32-128 and
-		// 1.9 % slower at n = 256 (docs/model.md, "Approximations"); the
-		// calibration was fitted with it. It cuts the mixes to measure by
-		// about four.
+		// 1.9 % slower at n = 256, and re-fitted that way the M1 Pro fits
+		// worse (docs/model.md, "Approximations"). It cuts the mixes to
+		// measure by about four.
 		Loop: func(prog *isa.Program) *isa.Program {
 			t := prog.Tiling
 			if prog.Exit || (t.BPadZero && k.NR1H <= 8) {
