@@ -258,10 +258,10 @@ const (
 	mixMeasure = 4
 	mixCover   = 256
 	// coarseCover is the cover of a first, cheap measurement of a mix (its
-	// period within a few per cent); a run reads it until it has spent
-	// refineAfter times as long in the composition as the full measurement
-	// simulates, so a full measurement costs at most 1/refineAfter of
-	// simulating that use instruction by instruction (cacheView.result).
+	// period within a few per cent); a run reads the full one once its use of
+	// the composition, expected stays included, reaches refineAfter times
+	// what the full measurement simulates, so a full measurement costs at most
+	// 1/refineAfter of simulating that use instruction by instruction (runMix).
 	coarseCover = 16
 	refineAfter = 2
 )
