@@ -3,6 +3,7 @@ package hw
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -224,11 +225,7 @@ func chipsOf(cases []Case) map[string]*sim.Chip {
 // withParams returns copies of the cases' chips with the parameter values set.
 func withParams(cases []Case, params []FitParam, vals []float64) ([]*sim.Chip, error) {
 	orig := chipsOf(cases)
-	names := make([]string, 0, len(orig))
-	for n := range orig {
-		names = append(names, n)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(orig))
 	var out []*sim.Chip
 	for _, n := range names {
 		c := orig[n].Clone()

@@ -2,6 +2,7 @@ package models
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -170,12 +171,7 @@ func expertTensors(f *gguf.GGUFFile) (int, []ExpertTensor, error) {
 		}
 		layers[l][roles[sm[2]]] = ti
 	}
-	keys := make([]int, 0, len(layers))
-	for l := range layers {
-		keys = append(keys, l)
-	}
-	slices.Sort(keys)
-	for _, l := range keys {
+	for _, l := range slices.Sorted(maps.Keys(layers)) {
 		ts := layers[l]
 		if ts[0] == nil || ts[1] == nil || ts[2] == nil {
 			continue

@@ -3,6 +3,7 @@ package trace
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"text/tabwriter"
 
@@ -26,11 +27,7 @@ func WriteCounters(w io.Writer, c sim.Counters) error {
 	row("matmul2d calls skipped", c.Skipped.Matmul2D)
 	row("fragment loads (8x8)", c.Work.FragLoads)
 	row("threadgroup barriers", c.Work.Barriers)
-	widths := make([]int, 0, len(c.Work.CodebookLoads))
-	for wd := range c.Work.CodebookLoads {
-		widths = append(widths, wd)
-	}
-	slices.Sort(widths)
+	widths := slices.Sorted(maps.Keys(c.Work.CodebookLoads))
 	if len(widths) == 0 {
 		row("codebook loads", 0)
 	}

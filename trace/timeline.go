@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -579,12 +580,7 @@ func (g *gantt) Plot(c draw.Canvas, p *plot.Plot) {
 	for ri, m := range bins {
 		r := g.rows[ri]
 		lo, hi := yTop(r.top+1-rowInset), yTop(r.top+rowInset)
-		cols := make([]int, 0, len(m))
-		for col := range m {
-			cols = append(cols, col)
-		}
-		slices.Sort(cols)
-		for _, col := range cols {
+		for _, col := range slices.Sorted(maps.Keys(m)) {
 			t := m[col]
 			var sum float64
 			for _, v := range t {
