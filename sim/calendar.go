@@ -88,21 +88,6 @@ func (q *calendar) nextBucket() (int64, bool) {
 	return 0, false
 }
 
-// peek returns the earliest queued simdgroup and its time (-1 when empty).
-// The ring's bucket of that time holds only entries of that time (ring entries
-// lie in [now, now+calSize) and none is earlier), and ring entries leave
-// before far ones of the same time.
-func (q *calendar) peek(c *coreSim) (int32, int64) {
-	t := q.earliest(c)
-	if t == math.MaxInt64 {
-		return -1, t
-	}
-	if i := q.head[t&calMask]; i >= 0 {
-		return i, t
-	}
-	return q.far[0].i, t
-}
-
 // earliest returns the earliest queued time, or math.MaxInt64 when empty. It
 // is remembered until a pop removes the last entry of that time, so the issue
 // loop's repeated questions cost one bitmap scan per cycle, not one per issue.
@@ -120,9 +105,6 @@ func (q *calendar) earliest(c *coreSim) int64 {
 	return q.minT
 }
 
-// pop removes the entry peek returns and advances the clock to its time.
-func (q *calendar) pop(c *coreSim) { q.popUntil(c, math.MaxInt64) }
-
 // popUntil removes and returns the earliest entry if its time is at most limit
 // (advancing the clock to it), else returns -1.
 func (q *calendar) popUntil(c *coreSim, limit int64) int32 {
@@ -130,7 +112,9 @@ func (q *calendar) popUntil(c *coreSim, limit int64) int32 {
 	if t > limit || t == math.MaxInt64 {
 		return -1
 	}
-	// the entry peek returns
+	// the ring's bucket of t holds only entries of time t (ring entries lie in
+	// [now, now+calSize) and none is earlier); ring entries leave before far
+	// ones of the same time
 	var i int32
 	if b := int(t & calMask); q.head[b] >= 0 {
 		i = q.head[b]

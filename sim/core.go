@@ -303,34 +303,30 @@ func (c *coreSim) enterSection(sg *sgRun, sec isa.Section) {
 	}
 }
 
-// readyNext sets sg.ready to the earliest time its next instruction may issue,
-// given that the previous one issued at t (or, fresh, that it starts at t).
+// readyNext enters the group at sg.gi and sets sg.ready to the earliest time
+// its first instruction may issue, given that the previous one issued at t
+// (or, fresh, that it starts at t). The later instructions of a group are
+// timed by issue itself.
 func (c *coreSim) readyNext(sg *sgRun, t int64, fresh bool) {
 	r := t
 	if !fresh {
 		r += c.m.sgInterval
 	}
-	if sg.ii == 0 {
-		sg.cur = sg.ops[sg.gi]
-	}
+	sg.cur = sg.ops[sg.gi]
 	in := &sg.cur
-	if sg.ii == 0 {
-		if in.wait&isa.WaitDevice != 0 {
-			r = max(r, sg.devReady)
-		}
-		if in.wait&isa.WaitTG != 0 {
-			r = max(r, sg.tgReady)
-		}
-		if in.wait&isa.WaitALU != 0 {
-			r = max(r, sg.aluReady)
-		}
-		sg.nch = int32(in.nch)
-		sg.ci = 0
-		for j := range sg.nch {
-			sg.chain[j] = 0
-		}
-	} else {
-		r = max(r, sg.chain[sg.ci])
+	if in.wait&isa.WaitDevice != 0 {
+		r = max(r, sg.devReady)
+	}
+	if in.wait&isa.WaitTG != 0 {
+		r = max(r, sg.tgReady)
+	}
+	if in.wait&isa.WaitALU != 0 {
+		r = max(r, sg.aluReady)
+	}
+	sg.nch = int32(in.nch)
+	sg.ci = 0
+	for j := range sg.nch {
+		sg.chain[j] = 0
 	}
 	if p := in.pipe; p < pipeMem {
 		r = max(r, sg.pipeBusy[p])
@@ -362,8 +358,7 @@ func (c *coreSim) run(limit int64) {
 
 // nextTime returns the time of the earliest pending issue, or math.MaxInt64.
 func (c *coreSim) nextTime() int64 {
-	_, t := c.q.peek(c)
-	return t
+	return c.q.earliest(c)
 }
 
 // issue issues the next instruction of simdgroup i, which the caller has just
@@ -454,7 +449,7 @@ func (c *coreSim) issue(i int32) bool {
 	}
 	sg.ci = ci
 	if sg.ii < in.count {
-		// the next instruction of the group (readyNext's case ii > 0)
+		// the next instruction of the group
 		r := max(t+m.sgInterval, sg.chain[ci&(maxChains-1)])
 		if pipe < pipeMem {
 			r = max(r, sg.pipeBusy[pipe])

@@ -144,12 +144,15 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 			}
 		}
 		stop := false
+		limit := rt // a tie goes to the lower core index
+		if ci > rc {
+			limit--
+		}
 		for {
-			i, t := core.q.peek(core)
-			if i < 0 || t > rt || t == rt && ci > rc {
+			i := core.q.popUntil(core, limit)
+			if i < 0 {
 				break
 			}
-			core.q.pop(core)
 			if core.issue(i) {
 				core.q.push(core, i)
 			}
@@ -177,7 +180,7 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 	}
 	for ci, core := range cs {
 		res.cycles = math.Max(res.cycles, res.busy[ci])
-		res.instr += issued(core)
+		res.instr += core.stats.issued
 		res.idleSG += core.stats.barrierSG
 		for l := range res.levels {
 			res.levels[l] += core.stats.levelBytes[l]

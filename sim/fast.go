@@ -238,7 +238,7 @@ func (cc *coreCache) overhead(ci *classInfo) (float64, int64) {
 	steps := min(ci.prog.Steps, overheadSteps)
 	cs.tgs[slot].steps = steps
 	cs.run(math.MaxInt64)
-	instr := issued(cs)
+	instr := cs.stats.issued
 	total := float64(cs.tgs[0].finish)
 	if ci.prog.Exit || steps == 0 {
 		return total, instr
@@ -247,8 +247,6 @@ func (cc *coreCache) overhead(ci *classInfo) (float64, int64) {
 	r, n := cc.mix(appendMixKey(nil, []int{mid}), []int{mid}, fine)
 	return math.Max(0, total-float64(steps)*r.period[mid]), instr + n
 }
-
-func issued(cs *coreSim) int64 { return cs.stats.issued }
 
 // A mix is measured after mixWarmup k-steps, over enough steps that all its
 // threadgroups together cover mixCover k-steps; the threadgroups start at
@@ -342,7 +340,7 @@ func (cc *coreCache) measure(ids []int, info []*classInfo, cover int) *mixResult
 		r.period[id] /= float64(n)
 	}
 	el := float64(max(t1, 1))
-	r.instr = issued(cs)
+	r.instr = cs.stats.issued
 	r.util = cs.utilization(el)
 	r.idleSG = cs.stats.barrierSG / el
 	for l := range r.levels {
@@ -783,7 +781,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
 		if info.prog.Exit {
 			sl.phase = phExit
 		}
-		h.push(event{start + info.overhead, int32(ci), int32(s), sl.ver})
+		h.push(event{sl.at, int32(ci), int32(s), sl.ver})
 	}
 	// initial wave: round-robin over cores, one slot each, until all are full
 	for s := 0; s < tgsPerCore; s++ {

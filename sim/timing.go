@@ -556,7 +556,7 @@ type gridSource struct {
 
 func newGridSource(g *Grid, sh *shared) *gridSource {
 	return &gridSource{g: g, view: newCacheView(sh.cc), mems: &sh.mems,
-		classes: map[classKey]int{}, local: map[*isa.Program]*progMem{}}
+		classes: map[classKey]int{}, local: map[*isa.Program]*progMem{}, shapeSigs: make([]string, len(g.Shape))}
 }
 
 func (g *gridSource) len() int { return g.g.Launched }
@@ -605,9 +605,6 @@ func (g *gridSource) standIn(prog *isa.Program, mem *progMem) *isa.Program {
 		}
 		if sig == "" {
 			sig = bodySignature(prog)
-		}
-		for len(g.shapeSigs) <= i {
-			g.shapeSigs = append(g.shapeSigs, "")
 		}
 		if g.shapeSigs[i] == "" {
 			g.shapeSigs[i] = bodySignature(sp)
