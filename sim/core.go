@@ -228,8 +228,10 @@ type coreSim struct {
 	actLvl    int       // level serving activations
 	finished  []int     // threadgroup slots that finished since the driver last looked
 	stalls    []stall64 // threadgroup launches: no partition issues meanwhile
-	dram      *dramServer
-	trace     traceSink
+	// yieldFinished makes run return as soon as a threadgroup finishes
+	yieldFinished bool
+	dram          *dramServer
+	trace         traceSink
 }
 
 func newCoreSim(m *model) *coreSim {
@@ -336,29 +338,36 @@ func (c *coreSim) readyNext(sg *sgRun, t int64, fresh bool) {
 
 func chains(in *isa.Inst) int { return max(1, min(int(in.ILP), maxChains)) }
 
-// run issues instructions until none is ready at or before limit. A simdgroup
-// whose next instruction is ready before anything queued keeps issuing without
-// going through the queue (the order is the same either way).
+// run issues instructions until none is ready at or before limit, or, when
+// yieldFinished is set, until a threadgroup finishes (the detailed engine
+// dispatches the next one). A simdgroup whose next instruction is ready before
+// anything queued keeps issuing without going through the queue (the order is
+// the same either way).
 func (c *coreSim) run(limit int64) {
+	q := &c.q
 	for {
-		i := c.q.popUntil(c, limit)
-		if i < 0 {
+		t := q.earliest()
+		if t > limit || t == math.MaxInt64 {
 			return
 		}
+		i := q.pop(t)
 		for c.issue(i) {
 			r := c.sgs[i].ready
-			if r > limit || r >= c.q.earliest(c) {
-				c.q.push(c, i)
+			if r > limit || r >= q.earliest() {
+				q.push(c, i)
 				break
 			}
-			c.q.now = r
+			q.advance(r)
+		}
+		if c.yieldFinished && len(c.finished) > 0 {
+			return
 		}
 	}
 }
 
 // nextTime returns the time of the earliest pending issue, or math.MaxInt64.
 func (c *coreSim) nextTime() int64 {
-	return c.q.earliest(c)
+	return c.q.earliest()
 }
 
 // issue issues the next instruction of simdgroup i, which the caller has just

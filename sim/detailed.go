@@ -45,6 +45,7 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 		cs[i].dram = dram
 		cs[i].weightLvl, cs[i].actLvl = wl, al
 		cs[i].trace = trace
+		cs[i].yieldFinished = true
 	}
 	next, n := 0, src.len()
 	dispatch := func(ci int, t int64) {
@@ -149,26 +150,21 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 			limit--
 		}
 		for {
-			i := core.q.popUntil(core, limit)
-			if i < 0 {
+			core.run(limit)
+			if len(core.finished) == 0 {
 				break
 			}
-			if core.issue(i) {
-				core.q.push(core, i)
+			for _, slot := range core.finished {
+				f := core.tgs[slot].finish
+				res.busy[ci] = math.Max(res.busy[ci], float64(f))
+				if tgs != nil && tgs.tgFinish(ci, slot, f) {
+					stop = true
+				}
+				dispatch(ci, f)
 			}
-			if len(core.finished) > 0 {
-				for _, slot := range core.finished {
-					f := core.tgs[slot].finish
-					res.busy[ci] = math.Max(res.busy[ci], float64(f))
-					if tgs != nil && tgs.tgFinish(ci, slot, f) {
-						stop = true
-					}
-					dispatch(ci, f)
-				}
-				core.finished = core.finished[:0]
-				if stop {
-					break // the timeline has what it asked for
-				}
+			core.finished = core.finished[:0]
+			if stop {
+				break // the timeline has what it asked for
 			}
 		}
 		if stop {
