@@ -245,7 +245,7 @@ func (cc *coreCache) overhead(ci *classInfo) (float64, int64) {
 	}
 	mid := ci.mixID
 	r, n := cc.mix(appendMixKey(nil, []int{mid}), []int{mid}, fine)
-	return math.Max(0, total-float64(steps)*r.period[mid]), instr + n
+	return max(0, total-float64(steps)*r.period[mid]), instr + n
 }
 
 // A mix is measured after mixWarmup k-steps, over enough steps that all its
@@ -414,6 +414,9 @@ func (v *cacheView) class(id int) *classInfo {
 // way whatever ids its classes got.
 func (v *cacheView) sortMix(ids []int) {
 	slices.SortFunc(ids, func(a, b int) int {
+		if a == b { // a mix often holds one class several times
+			return 0
+		}
 		if c := strings.Compare(v.class(a).rank, v.class(b).rank); c != 0 {
 			return c
 		}
@@ -479,7 +482,6 @@ type slot struct {
 	period float64 // cycles per k-step in the current mix, at full DRAM bandwidth
 	end    float64 // work-clock value at which the k-loop is done
 	at     float64 // phPre: when its k-loop starts
-	ver    uint32
 }
 
 // fastCore is one core at threadgroup level. Its work clock W advances at the
@@ -497,7 +499,6 @@ type fastCore struct {
 	wAt          float64
 	pauses       []pause
 	demand       float64 // DRAM bytes per cycle its k-looping threadgroups want at s = 1
-	ver          uint32  // version of its pending k-loop end event
 }
 
 type pause struct{ b, e float64 }
@@ -506,9 +507,9 @@ type pause struct{ b, e float64 }
 func (c *fastCore) effective(t0, t1 float64) float64 {
 	d := t1 - t0
 	for _, p := range c.pauses {
-		d -= math.Max(0, math.Min(p.e, t1)-math.Max(p.b, t0))
+		d -= max(0, min(p.e, t1)-max(p.b, t0))
 	}
-	return math.Max(0, d)
+	return max(0, d)
 }
 
 // endTime returns when work unpaused cycles starting at t0 are done.
@@ -538,81 +539,104 @@ func (c *fastCore) advance(t, s float64) {
 	}
 }
 
-type event struct {
-	t    float64
-	core int32
-	slot int32 // -1: the core's next k-loop end
-	ver  uint32
+// eventQueue holds the pending threadgroup-level events of a run, at most
+// one per id (a core's next k-loop end, a slot's next phase change), ordered by
+// time and then by id: an id's new event replaces its pending one in place, so
+// the heap never holds more entries than ids. Ids number cores first and, within a
+// core, its k-loop end before its slots, so the order is (time, core, slot).
+type eventQueue struct {
+	heap []int32   // ids, a binary min-heap
+	pos  []int32   // each id's index in heap, -1 when it has no pending event
+	t    []float64 // each id's event time
 }
 
-type eventHeap []event
-
-func (h eventHeap) less(i, j int) bool {
-	if h[i].t != h[j].t {
-		return h[i].t < h[j].t
+func newEventQueue(ids int) *eventQueue {
+	q := &eventQueue{heap: make([]int32, 0, ids), pos: make([]int32, ids), t: make([]float64, ids)}
+	for i := range q.pos {
+		q.pos[i] = -1
 	}
-	if h[i].core != h[j].core {
-		return h[i].core < h[j].core
-	}
-	return h[i].slot < h[j].slot
+	return q
 }
 
-// push adds an event and pop removes the earliest: container/heap's algorithm
-// on the typed slice, so events are not boxed (one allocation per event
-// otherwise, which dominated runs of a million tokens).
-func (h *eventHeap) push(e event) {
-	*h = append(*h, e)
-	q := *h
-	j := len(q) - 1
+func (q *eventQueue) less(a, b int32) bool {
+	if ta, tb := q.t[a], q.t[b]; ta != tb {
+		return ta < tb
+	}
+	return a < b
+}
+
+// set makes t the time of id's pending event.
+func (q *eventQueue) set(id int32, t float64) {
+	q.t[id] = t
+	p := q.pos[id]
+	if p < 0 {
+		p = int32(len(q.heap))
+		q.heap = append(q.heap, id)
+		q.pos[id] = p
+	}
+	q.up(q.down(p))
+}
+
+// remove drops id's pending event, if any.
+func (q *eventQueue) remove(id int32) {
+	p := q.pos[id]
+	if p < 0 {
+		return
+	}
+	last := int32(len(q.heap) - 1)
+	if p != last {
+		q.swap(p, last)
+	}
+	q.heap = q.heap[:last]
+	q.pos[id] = -1
+	if p != last {
+		q.up(q.down(p))
+	}
+}
+
+// pop removes the earliest event and returns its id and time.
+func (q *eventQueue) pop() (int32, float64) {
+	id := q.heap[0]
+	q.remove(id)
+	return id, q.t[id]
+}
+
+func (q *eventQueue) swap(i, j int32) {
+	h := q.heap
+	h[i], h[j] = h[j], h[i]
+	q.pos[h[i]], q.pos[h[j]] = i, j
+}
+
+// down sifts the entry at i down to its place and returns where it ended.
+func (q *eventQueue) down(i int32) int32 {
+	n := int32(len(q.heap))
 	for {
-		i := (j - 1) / 2 // parent
-		if i == j || !q.less(j, i) {
-			break
+		l := 2*i + 1
+		if l >= n {
+			return i
 		}
-		q[i], q[j] = q[j], q[i]
-		j = i
+		k := l
+		if r := l + 1; r < n && q.less(q.heap[r], q.heap[l]) {
+			k = r
+		}
+		if !q.less(q.heap[k], q.heap[i]) {
+			return i
+		}
+		q.swap(i, k)
+		i = k
 	}
 }
 
-func (h *eventHeap) pop() event {
-	q := *h
-	n := len(q) - 1
-	q[0], q[n] = q[n], q[0]
-	q.down(0, n)
-	e := q[n]
-	*h = q[:n]
-	return e
-}
-
-// down sifts element i of the heap q[:n] down to its place.
-func (h eventHeap) down(i, n int) {
-	for {
-		j1 := 2*i + 1
-		if j1 >= n || j1 < 0 {
-			break
+// up sifts the entry at i up to its place.
+func (q *eventQueue) up(i int32) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !q.less(q.heap[i], q.heap[p]) {
+			return
 		}
-		j := j1
-		if j2 := j1 + 1; j2 < n && h.less(j2, j1) {
-			j = j2
-		}
-		if !h.less(j, i) {
-			break
-		}
-		h[i], h[j] = h[j], h[i]
-		i = j
+		q.swap(i, p)
+		i = p
 	}
-}
-
-// compact drops, in place, the events live rejects and restores the heap
-// order. Valid events have distinct (t, core, slot) keys, so the order in
-// which they pop does not depend on the heap's shape: compacting never
-// changes a result.
-func (h *eventHeap) compact(live func(event) bool) {
-	q := slices.DeleteFunc(*h, func(e event) bool { return !live(e) })
-	for i := len(q)/2 - 1; i >= 0; i-- {
-		q.down(i, len(q))
-	}
-	*h = q
 }
 
 // fastResult is what one fast-engine run produced.
@@ -644,7 +668,9 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
 	for i := range fc {
 		fc[i].slots = make([]slot, tgsPerCore)
 	}
-	var h eventHeap
+	// event ids: core ci's k-loop end is ci*(tgsPerCore+1), its slot s one more than s
+	evq := newEventQueue(cores * (tgsPerCore + 1))
+	coreEvent := func(ci int) int32 { return int32(ci * (tgsPerCore + 1)) }
 	next := 0
 	n := src.len()
 	res := fastResult{busy: make([]float64, cores), launched: int64(n)}
@@ -670,18 +696,18 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
 	// schedule (re)queues a core's next k-loop end at the current scale.
 	schedule := func(ci int, t float64) {
 		c := &fc[ci]
-		c.ver++
 		first := math.Inf(1)
 		for s := range c.slots {
 			if sl := &c.slots[s]; sl.phase == phBody {
-				first = math.Min(first, sl.end)
+				first = min(first, sl.end)
 			}
 		}
 		if math.IsInf(first, 1) {
+			evq.remove(coreEvent(ci))
 			return
 		}
-		work := math.Max(0, first-c.w) / scale
-		h.push(event{c.endTime(t, work), int32(ci), -1, c.ver})
+		work := max(0, first-c.w) / scale
+		evq.set(coreEvent(ci), c.endTime(t, work))
 	}
 	// rescale recomputes the DRAM scale; when it changes every core's clock is
 	// brought to t under the old scale and its next end re-timed.
@@ -734,9 +760,9 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
 			switch sl := &c.slots[s]; sl.phase {
 			case phBody:
 				p := rm.coarse.period[v.class(sl.class).mixID]
-				stay = math.Min(stay, (sl.end-c.w)*p/sl.period/scale)
+				stay = min(stay, (sl.end-c.w)*p/sl.period/scale)
 			case phPre:
-				stay = math.Min(stay, sl.at-t)
+				stay = min(stay, sl.at-t)
 			}
 		}
 		r := v.result(rm, stay)
@@ -767,7 +793,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
 		id := src.class(next)
 		next++
 		info := v.class(id)
-		begin := math.Max(c.launcherFree, t)
+		begin := max(c.launcherFree, t)
 		start := begin + float64(int64(info.prog.NSG)*cc.m.launch)
 		c.launcherFree = start
 		if start > begin {
@@ -775,13 +801,13 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
 			c.pauses = append(c.pauses, pause{begin, start})
 			schedule(ci, t)
 		}
-		sl.class, sl.ver = id, sl.ver+1
+		sl.class = id
 		sl.phase = phPre
 		sl.at = start + info.overhead
 		if info.prog.Exit {
 			sl.phase = phExit
 		}
-		h.push(event{sl.at, int32(ci), int32(s), sl.ver})
+		evq.set(coreEvent(ci)+1+int32(s), sl.at)
 	}
 	// initial wave: round-robin over cores, one slot each, until all are full
 	for s := 0; s < tgsPerCore; s++ {
@@ -789,69 +815,50 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
 			dispatch(ci, s, 0)
 		}
 	}
-	// superseded events stay in the heap until popped; when they outnumber the
-	// live ones (at most one per slot and one per core) by far, drop them
-	maxLive := cores * (tgsPerCore + 1)
-	live := func(e event) bool {
-		c := &fc[e.core]
-		if e.slot < 0 {
-			return e.ver == c.ver
-		}
-		return e.ver == c.slots[e.slot].ver
-	}
-	for len(h) > 0 {
-		if len(h) > 64+8*maxLive {
-			h.compact(live)
-		}
-		ev := h.pop()
-		ci := int(ev.core)
+	for len(evq.heap) > 0 {
+		id, t := evq.pop()
+		ci, slotIdx := int(id)/(tgsPerCore+1), int(id)%(tgsPerCore+1)-1
 		c := &fc[ci]
-		if ev.slot < 0 {
-			if ev.ver != c.ver {
-				continue
-			}
+		if slotIdx < 0 {
 			res.events++
-			c.advance(ev.t, scale)
+			c.advance(t, scale)
 			// every k-loop that reached its end finishes now
 			done := false
 			for s := range c.slots {
 				sl := &c.slots[s]
-				if sl.phase == phBody && sl.end <= c.w+1e-6*math.Max(1, sl.period) {
+				if sl.phase == phBody && sl.end <= c.w+1e-6*max(1, sl.period) {
 					sl.phase = phIdle
 					done = true
 				}
 			}
 			if !done {
-				schedule(ci, ev.t)
+				schedule(ci, t)
 				continue
 			}
-			res.busy[ci] = ev.t
-			res.cycles = math.Max(res.cycles, ev.t)
-			update(ci, ev.t)
+			res.busy[ci] = t
+			res.cycles = max(res.cycles, t)
+			update(ci, t)
 			for s := range c.slots {
 				if c.slots[s].phase == phIdle {
-					dispatch(ci, s, ev.t)
+					dispatch(ci, s, t)
 				}
 			}
 			continue
 		}
-		sl := &c.slots[ev.slot]
-		if ev.ver != sl.ver {
-			continue
-		}
+		sl := &c.slots[slotIdx]
 		res.events++
 		switch sl.phase {
 		case phPre:
-			c.advance(ev.t, scale)
+			c.advance(t, scale)
 			sl.phase = phBody
 			sl.period = 1
 			sl.end = c.w + float64(v.class(sl.class).prog.Steps)
-			update(ci, ev.t)
+			update(ci, t)
 		case phExit:
 			sl.phase = phIdle
-			res.busy[ci] = ev.t
-			res.cycles = math.Max(res.cycles, ev.t)
-			dispatch(ci, int(ev.slot), ev.t)
+			res.busy[ci] = t
+			res.cycles = max(res.cycles, t)
+			dispatch(ci, slotIdx, t)
 		}
 	}
 	for ci := range fc {

@@ -209,7 +209,8 @@ type Grid struct {
 	Shape    []*isa.Program
 	Launched int
 	// TG returns threadgroup i's program and whether its weights were just read
-	// by a neighbouring threadgroup (so they come from a cache).
+	// by a neighbouring threadgroup (so they come from a cache). It may keep a
+	// memo, so a grid is used by one goroutine at a time.
 	TG func(i int) (prog *isa.Program, repeat bool)
 	// ActReuse is how many threadgroups read the same activation rows.
 	ActReuse int
@@ -328,6 +329,10 @@ func (s *Simulator) MulMMIDGrid(p tile.Problem, k tile.Kernel, tpe []int32) (*Gr
 		b.Program(tile.Context{Rows: k.NR0, Tokens: k.NR1, Steps: steps}),
 		b.Program(tile.Context{Rows: k.NR0, Tokens: min(k.NR1H, k.NR1), Steps: steps}),
 	}
+	// the grid's own memo of the builder's programs: a grid is timed by one
+	// goroutine, so its threadgroups find their programs without the
+	// builder's lock
+	progs := map[tile.Context]*isa.Program{}
 	g := &Grid{
 		TiledWeights: true,
 		Kernel:       builderKey{k, p.TypeA, p.HalfB, p.K},
@@ -336,7 +341,14 @@ func (s *Simulator) MulMMIDGrid(p tile.Problem, k tile.Kernel, tpe []int32) (*Gr
 		ActReuse:     plan.Grid[1],
 		TG: func(i int) (*isa.Program, bool) {
 			ctx := plan.Context(plan.Coords(i))
-			return b.Program(ctx), ctx.Repeat
+			rep := ctx.Repeat
+			ctx.Repeat = false // not part of the program
+			prog, ok := progs[ctx]
+			if !ok {
+				prog = b.Program(ctx)
+				progs[ctx] = prog
+			}
+			return prog, rep
 		},
 		// A core mix simulates one program per k-loop class, and that program
 		// must be a function of the class (not whichever tile of the class a
