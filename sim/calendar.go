@@ -17,7 +17,7 @@ type calendar struct {
 	now        int64 // every queued time is >= now
 	occ        uint64
 	head, tail [calSize]int32
-	next       []int32  // FIFO links of the buckets, by simdgroup (grown by addTG)
+	next       []int32  // FIFO links of the buckets: simdgroup i's at i+1, a dummy at 0 (grown by addTG)
 	far        []calFar // entries at now+calSize or later, a min-heap by (t, seq)
 	seq        uint64   // far pushes so far: the heap's tie-break keeps their order
 }
@@ -59,15 +59,17 @@ func (q *calendar) push(c *coreSim, i int32) {
 }
 
 func (q *calendar) ringAppend(i int32, t int64) {
+	// branch-free: an empty bucket's missing tail is the dummy link
+	// next[0] (simdgroup i links through next[i+1])
 	b := t & calMask
-	q.next[i] = -1
-	if q.head[b] < 0 {
-		q.head[b] = i
-		q.occ |= 1 << b
-	} else {
-		q.next[q.tail[b]] = i
+	h, prev := q.head[b], q.tail[b]+1
+	if h < 0 {
+		h, prev = i, 0
 	}
-	q.tail[b] = i
+	q.next[prev] = i
+	q.next[i+1] = -1
+	q.head[b], q.tail[b] = h, i
+	q.occ |= 1 << b
 }
 
 // pop removes and returns the first entry of time t, which must be
@@ -78,11 +80,9 @@ func (q *calendar) pop(t int64) int32 {
 	}
 	b := t & calMask
 	i := q.head[b]
-	h := q.next[i]
+	h := q.next[i+1]
 	q.head[b] = h
-	if h < 0 {
-		q.occ &^= 1 << b
-	}
+	q.occ &^= 1 << b & uint64(int64(h>>31)) // cleared when the bucket empties
 	q.advance(t)
 	return i
 }
@@ -105,6 +105,7 @@ func (q *calendar) migrate() {
 }
 
 func (q *calendar) init() {
+	q.next = []int32{-1}
 	for b := range q.head {
 		q.head[b], q.tail[b] = -1, -1
 	}

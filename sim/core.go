@@ -79,7 +79,34 @@ type op struct {
 	wait    isa.Wait
 	stream  isa.Stream
 	nch     int8 // ILP chains of the group (1..maxChains)
+	// where the result lands: an ALU op writes its chain and sg.done[doneALU]
+	// at t+latency, a threadgroup load sg.done[doneTGLoad] at t+port+latency,
+	// a threadgroup store sg.done[doneStored] at t+port; device accesses
+	// (doneDevice) go through loadLatency and the DRAM channel
+	done      int8
+	wpipe     int8  // pipe whose occupancy the op writes: pipe, or pipeSink for the memory pipes
+	portR     int8  // shared port it queues on: its pipe, or pipeZero for ops without one
+	portW     int8  // shared port it occupies: its pipe, or pipeSink
+	resLat    int64 // latency added to the result time (0 for stores)
+	chainMask int64 // -1 for ALU ops (their chains), 0 otherwise
 }
+
+// Extra rows of the per-pipe arrays, so the issue step updates them without
+// branching on the class: pipeSink is written and never read, pipeZero is
+// read and never written (stays 0).
+const (
+	pipeSink = numPipes + iota
+	pipeZero
+	pipeRows
+)
+
+// Result slots of sgRun.done, by op.done.
+const (
+	doneALU = iota
+	doneTGLoad
+	doneStored
+	doneDevice // not a slot: device loads and stores
+)
 
 // progCode is a program's timing streams resolved into ops of one model.
 type progCode struct {
@@ -106,8 +133,23 @@ func (m *model) code(p *isa.Program) *progCode {
 				cc := m.cls[in.Class]
 				o := op{issue: cc.issue, latency: cc.latency, unique: in.Unique, count: int32(in.Count),
 					class: in.Class, pipe: int8(cc.pipe), wait: in.Wait, stream: in.Stream, nch: int8(chains(in))}
+				o.wpipe, o.portR, o.portW = int8(cc.pipe), pipeZero, pipeSink
+				if cc.pipe >= pipeMem {
+					o.wpipe = pipeSink
+				}
 				if cc.pipe == pipeTGMem || cc.pipe == pipeL1 {
 					o.portOcc = fmax(1, float64(in.Bytes)/m.portBPC[cc.pipe])
+					o.portR, o.portW = int8(cc.pipe), int8(cc.pipe)
+				}
+				switch in.Class {
+				case isa.ClassDevLoad, isa.ClassConstLoad, isa.ClassDevStore:
+					o.done = doneDevice
+				case isa.ClassTGLoad:
+					o.done, o.resLat = doneTGLoad, cc.latency
+				case isa.ClassTGStore:
+					o.done = doneStored
+				default:
+					o.done, o.resLat, o.chainMask = doneALU, cc.latency, -1
 				}
 				ops[j] = o
 			}
@@ -175,13 +217,11 @@ type sgRun struct {
 	step     int
 	ready    int64
 	devReady int64
-	tgReady  int64
-	aluReady int64
-	stored   int64
-	waitFrom int64            // arrival at the current barrier
-	pipeBusy [pipeMem]int64   // this simdgroup's own occupancy of each issue pipe
-	chain    [maxChains]int64 // ILP chains of the current group
-	ci, nch  int32            // next chain, chains in the current group
+	done     [doneDevice]int64 // when the last ALU result, threadgroup load and store are done
+	waitFrom int64             // arrival at the current barrier
+	pipeBusy [pipeRows]int64   // this simdgroup's own occupancy of each issue pipe
+	chain    [maxChains]int64  // ILP chains of the current group
+	ci, nch  int32             // next chain, chains in the current group
 }
 
 type tgRun struct {
@@ -206,7 +246,7 @@ type tgRun struct {
 
 // coreStats accumulates what a core did.
 type coreStats struct {
-	pipeBusy   [numPipes]float64 // cycles of occupancy summed over servers
+	pipeBusy   [pipeRows]float64 // cycles of occupancy summed over servers
 	issued     int64             // simdgroup instructions issued (barriers included)
 	barrierSG  float64           // simdgroup-cycles spent waiting at barriers
 	levelHits  [numLevels]int64
@@ -218,8 +258,8 @@ type coreStats struct {
 type coreSim struct {
 	m         *model
 	quadFree  [maxQuads]int64           // dispatch port: when it takes the next instruction
-	pipeFree  [numPipes][maxQuads]int64 // per pipe, per partition
-	portFree  [numPipes]float64
+	pipeFree  [pipeRows][maxQuads]int64 // per pipe, per partition
+	portFree  [pipeRows]float64
 	sgs       []sgRun
 	tgs       []tgRun
 	q         calendar
@@ -320,20 +360,15 @@ func (c *coreSim) readyNext(sg *sgRun, t int64, fresh bool) {
 		r = max(r, sg.devReady)
 	}
 	if in.wait&isa.WaitTG != 0 {
-		r = max(r, sg.tgReady)
+		r = max(r, sg.done[doneTGLoad])
 	}
 	if in.wait&isa.WaitALU != 0 {
-		r = max(r, sg.aluReady)
+		r = max(r, sg.done[doneALU])
 	}
 	sg.nch = int32(in.nch)
 	sg.ci = 0
-	for j := range sg.nch {
-		sg.chain[j] = 0
-	}
-	if p := in.pipe; p < pipeMem {
-		r = max(r, sg.pipeBusy[p])
-	}
-	sg.ready = r
+	sg.chain = [maxChains]int64{} // all of them: cheaper than a loop of nch
+	sg.ready = max(r, sg.pipeBusy[in.pipe]) // memory pipes' rows stay 0
 }
 
 func chains(in *isa.Inst) int { return max(1, min(int(in.ILP), maxChains)) }
@@ -381,7 +416,7 @@ func (c *coreSim) issue(i int32) bool {
 	if in.class == isa.ClassBarrier {
 		c.stats.issued++
 		sg.state = sgBarrier
-		sg.waitFrom = max(t, sg.stored)
+		sg.waitFrom = max(t, sg.done[doneStored])
 		tg := &c.tgs[sg.tg]
 		tg.arrived++
 		tg.arriveMax = max(tg.arriveMax, sg.waitFrom)
@@ -412,40 +447,36 @@ func (c *coreSim) issue(i int32) bool {
 			t = s.e
 		}
 	}
-	var occ int64
-	if in.portOcc != 0 {
-		start := fmax(float64(t), c.portFree[pipe])
-		o := in.portOcc
-		c.portFree[pipe] = start + o
-		c.stats.pipeBusy[pipe] += o
-		occ = cyc(start+o) - t
-	}
+	// the shared port (an op without one reads pipeZero's free time, 0, so
+	// its occ is 0) and the pipe's occupancy (memory pipes write pipeSink)
+	start := max(float64(t), c.portFree[in.portR])
+	o := in.portOcc
+	c.portFree[in.portW] = start + o
+	c.stats.pipeBusy[in.portW] += o
+	occ := cyc(start+o) - t
 	c.quadFree[q] = t + m.dispatch
-	if pipe < pipeMem {
-		c.pipeFree[pipe][q] = t + in.issue
-		sg.pipeBusy[pipe] = t + in.issue
-		c.stats.pipeBusy[pipe] += float64(in.issue)
-	}
+	wp := in.wpipe
+	c.pipeFree[wp][q] = t + in.issue
+	sg.pipeBusy[wp] = t + in.issue
+	c.stats.pipeBusy[wp] += float64(in.issue)
 	c.stats.issued++
-	switch in.class {
-	case isa.ClassDevLoad, isa.ClassConstLoad:
-		sg.devReady = max(sg.devReady, t+occ+c.loadLatency(sg, in, t)+in.latency)
-	case isa.ClassDevStore:
-		sg.stored = max(sg.stored, t+occ)
+	if d := in.done; d != doneDevice {
+		// branch-free: ALU results also land on their chain (chain
+		// values only grow within a group, so the max is the result)
+		res := t + occ + in.resLat
+		sg.done[d] = max(sg.done[d], res)
+		ch := &sg.chain[sg.ci&(maxChains-1)]
+		*ch = max(*ch, res&in.chainMask)
+	} else if in.class == isa.ClassDevStore {
+		sg.done[doneStored] = max(sg.done[doneStored], t+occ)
 		if sg.ii == 0 {
 			c.stats.dramBytes += float64(in.unique)
 			if c.dram != nil {
 				c.dram.reserve(float64(t), float64(in.unique))
 			}
 		}
-	case isa.ClassTGLoad:
-		sg.tgReady = max(sg.tgReady, t+occ+in.latency)
-	case isa.ClassTGStore:
-		sg.stored = max(sg.stored, t+occ)
-	default:
-		res := t + in.latency
-		sg.chain[sg.ci&(maxChains-1)] = res
-		sg.aluReady = max(sg.aluReady, res)
+	} else {
+		sg.devReady = max(sg.devReady, t+occ+c.loadLatency(sg, in, t)+in.latency)
 	}
 	if c.trace != nil {
 		c.trace.issue(c, sg, &sg.insts[sg.gi], t)
@@ -453,17 +484,11 @@ func (c *coreSim) issue(i int32) bool {
 	// advance
 	sg.ii++
 	ci := sg.ci + 1
-	if ci == sg.nch {
-		ci = 0
-	}
+	ci &= (ci - sg.nch) >> 31 // wraps to 0 at nch, without a branch
 	sg.ci = ci
 	if sg.ii < in.count {
 		// the next instruction of the group
-		r := max(t+m.sgInterval, sg.chain[ci&(maxChains-1)])
-		if pipe < pipeMem {
-			r = max(r, sg.pipeBusy[pipe])
-		}
-		sg.ready = r
+		sg.ready = max(t+m.sgInterval, sg.chain[ci&(maxChains-1)], sg.pipeBusy[pipe])
 		return true
 	}
 	sg.ii = 0
