@@ -367,7 +367,7 @@ func (c *coreSim) readyNext(sg *sgRun, t int64, fresh bool) {
 	}
 	sg.nch = int32(in.nch)
 	sg.ci = 0
-	sg.chain = [maxChains]int64{} // all of them: cheaper than a loop of nch
+	sg.chain = [maxChains]int64{}           // all of them: cheaper than a loop of nch
 	sg.ready = max(r, sg.pipeBusy[in.pipe]) // memory pipes' rows stay 0
 }
 
