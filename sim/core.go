@@ -69,9 +69,10 @@ type model struct {
 // occupancy and latency in whole cycles and its port occupancy, looked up once
 // per program instead of at every issue.
 type op struct {
-	issue   int64   // pipe occupancy (pipes below pipeMem)
-	latency int64   // cycles to its result
 	portOcc float64 // threadgroup-memory or L1 port cycles: max(1, bytes / port bytes per cycle)
+	issue   int32   // pipe occupancy (pipes below pipeMem)
+	latency int32   // cycles to its result
+	resLat  int32   // latency added to the result time (0 for stores)
 	unique  uint32  // isa.Inst.Unique
 	count   int32   // simdgroup instructions in the group
 	class   isa.Class
@@ -84,11 +85,10 @@ type op struct {
 	// a threadgroup store sg.done[doneStored] at t+port; device accesses
 	// (doneDevice) go through loadLatency and the DRAM channel
 	done      int8
-	wpipe     int8  // pipe whose occupancy the op writes: pipe, or pipeSink for the memory pipes
-	portR     int8  // shared port it queues on: its pipe, or pipeZero for ops without one
-	portW     int8  // shared port it occupies: its pipe, or pipeSink
-	resLat    int64 // latency added to the result time (0 for stores)
-	chainMask int64 // -1 for ALU ops (their chains), 0 otherwise
+	wpipe     int8 // pipe whose occupancy the op writes: pipe, or pipeSink for the memory pipes
+	portR     int8 // shared port it queues on: its pipe, or pipeZero for ops without one
+	portW     int8 // shared port it occupies: its pipe, or pipeSink
+	chainMask int8 // -1 for ALU ops (their chains), 0 otherwise
 }
 
 // Extra rows of the per-pipe arrays, so the issue step updates them without
@@ -131,7 +131,8 @@ func (m *model) code(p *isa.Program) *progCode {
 			for j := range insts {
 				in := &insts[j]
 				cc := m.cls[in.Class]
-				o := op{issue: cc.issue, latency: cc.latency, unique: in.Unique, count: int32(in.Count),
+				o := op{issue: int32(cc.issue), latency: int32(cc.latency), // chip validation bounds them (4096, 1e5)
+					unique: in.Unique, count: int32(in.Count),
 					class: in.Class, pipe: int8(cc.pipe), wait: in.Wait, stream: in.Stream, nch: int8(chains(in))}
 				o.wpipe, o.portR, o.portW = int8(cc.pipe), pipeZero, pipeSink
 				if cc.pipe >= pipeMem {
@@ -145,11 +146,11 @@ func (m *model) code(p *isa.Program) *progCode {
 				case isa.ClassDevLoad, isa.ClassConstLoad, isa.ClassDevStore:
 					o.done = doneDevice
 				case isa.ClassTGLoad:
-					o.done, o.resLat = doneTGLoad, cc.latency
+					o.done, o.resLat = doneTGLoad, int32(cc.latency)
 				case isa.ClassTGStore:
 					o.done = doneStored
 				default:
-					o.done, o.resLat, o.chainMask = doneALU, cc.latency, -1
+					o.done, o.resLat, o.chainMask = doneALU, int32(cc.latency), -1
 				}
 				ops[j] = o
 			}
@@ -456,17 +457,17 @@ func (c *coreSim) issue(i int32) bool {
 	occ := cyc(start+o) - t
 	c.quadFree[q] = t + m.dispatch
 	wp := in.wpipe
-	c.pipeFree[wp][q] = t + in.issue
-	sg.pipeBusy[wp] = t + in.issue
+	c.pipeFree[wp][q] = t + int64(in.issue)
+	sg.pipeBusy[wp] = t + int64(in.issue)
 	c.stats.pipeBusy[wp] += float64(in.issue)
 	c.stats.issued++
 	if d := in.done; d != doneDevice {
 		// branch-free: ALU results also land on their chain (chain
 		// values only grow within a group, so the max is the result)
-		res := t + occ + in.resLat
+		res := t + occ + int64(in.resLat)
 		sg.done[d] = max(sg.done[d], res)
 		ch := &sg.chain[sg.ci&(maxChains-1)]
-		*ch = max(*ch, res&in.chainMask)
+		*ch = max(*ch, res&int64(in.chainMask))
 	} else if in.class == isa.ClassDevStore {
 		sg.done[doneStored] = max(sg.done[doneStored], t+occ)
 		if sg.ii == 0 {
@@ -476,7 +477,7 @@ func (c *coreSim) issue(i int32) bool {
 			}
 		}
 	} else {
-		sg.devReady = max(sg.devReady, t+occ+c.loadLatency(sg, in, t)+in.latency)
+		sg.devReady = max(sg.devReady, t+occ+c.loadLatency(sg, in, t)+int64(in.latency))
 	}
 	if c.trace != nil {
 		c.trace.issue(c, sg, &sg.insts[sg.gi], t)
