@@ -74,11 +74,41 @@ type loopClass struct {
 
 // mixResult is what the core model measured for one mix.
 type mixResult struct {
-	period map[int]float64 // cycles per k-step for a threadgroup of each class in the mix
+	period periods // cycles per k-step for a threadgroup of each class in the mix
 	util   utilization
 	idleSG float64            // simdgroup-cycles waiting at barriers per cycle
 	levels [numLevels]float64 // device bytes per cycle each memory level served
 	instr  int64              // simdgroup instructions the measurement simulated
+}
+
+// periods are the k-step periods of a mix's classes, by class id: a mix has
+// at most a handful, so a scan beats a map.
+type periods []idPeriod
+
+type idPeriod struct {
+	id int
+	p  float64
+}
+
+// of returns the period of class id, 0 if the mix has none.
+func (ps periods) of(id int) float64 {
+	for _, e := range ps {
+		if e.id == id {
+			return e.p
+		}
+	}
+	return 0
+}
+
+// add adds x to the period of class id, making an entry if needed.
+func (ps *periods) add(id int, x float64) {
+	for i := range *ps {
+		if (*ps)[i].id == id {
+			(*ps)[i].p += x
+			return
+		}
+	}
+	*ps = append(*ps, idPeriod{id, x})
 }
 
 // utilization is the busy fraction of each core resource.
@@ -245,7 +275,7 @@ func (cc *coreCache) overhead(ci *classInfo) (float64, int64) {
 	}
 	mid := ci.mixID
 	r, n := cc.mix(appendMixKey(nil, []int{mid}), []int{mid}, fine)
-	return max(0, total-float64(steps)*r.period[mid]), instr + n
+	return max(0, total-float64(steps)*r.period.of(mid)), instr + n
 }
 
 // A mix is measured after mixWarmup k-steps, over enough steps that all its
@@ -324,20 +354,20 @@ func (cc *coreCache) measure(ids []int, info []*classInfo, cover int) *mixResult
 		}
 		cs.run(cs.nextTime() + 256)
 	}
-	r := &mixResult{period: map[int]float64{}}
-	count := map[int]int{}
+	r := &mixResult{}
+	var count periods // threadgroups measured per class
 	var t1 int64
 	for j, id := range ids {
 		mk := cs.tgs[j].marks
 		if len(mk) < need {
 			continue
 		}
-		r.period[id] += float64(mk[need-1]-mk[mixWarmup]) / float64(measure)
-		count[id]++
+		r.period.add(id, float64(mk[need-1]-mk[mixWarmup])/float64(measure))
+		count.add(id, 1)
 		t1 = max(t1, mk[need-1])
 	}
-	for id, n := range count {
-		r.period[id] /= float64(n)
+	for i := range r.period {
+		r.period[i].p /= count.of(r.period[i].id)
 	}
 	el := float64(max(t1, 1))
 	r.instr = cs.stats.issued
@@ -437,8 +467,8 @@ func (v *cacheView) comp(ids []int) *runMix {
 	// the full measurement runs until its slowest threadgroup has its steps
 	// (the maximum is also independent of the map's iteration order)
 	slowest := 0.0
-	for _, p := range rm.coarse.period {
-		slowest = max(slowest, p)
+	for _, e := range rm.coarse.period {
+		slowest = max(slowest, e.p)
 	}
 	steps := mixWarmup + max(mixMeasure, (mixCover+len(ids)-1)/len(ids)) + 1
 	rm.span = refineAfter * slowest * float64(steps)
@@ -499,6 +529,7 @@ type fastCore struct {
 	wAt          float64
 	pauses       []pause
 	demand       float64 // DRAM bytes per cycle its k-looping threadgroups want at s = 1
+	first        float64 // the earliest k-loop end of its slots on the work clock (+Inf if none)
 }
 
 type pause struct{ b, e float64 }
@@ -545,36 +576,41 @@ func (c *fastCore) advance(t, s float64) {
 // the heap never holds more entries than ids. Ids number cores first and, within a
 // core, its k-loop end before its slots, so the order is (time, core, slot).
 type eventQueue struct {
-	heap []int32   // ids, a binary min-heap
-	pos  []int32   // each id's index in heap, -1 when it has no pending event
-	t    []float64 // each id's event time
+	heap []qEvent // a binary min-heap
+	pos  []int32  // each id's index in heap, -1 when it has no pending event
+}
+
+type qEvent struct {
+	t  float64
+	id int32
+}
+
+func (a qEvent) before(b qEvent) bool {
+	return a.t < b.t || a.t == b.t && a.id < b.id
 }
 
 func newEventQueue(ids int) *eventQueue {
-	q := &eventQueue{heap: make([]int32, 0, ids), pos: make([]int32, ids), t: make([]float64, ids)}
+	q := &eventQueue{heap: make([]qEvent, 0, ids), pos: make([]int32, ids)}
 	for i := range q.pos {
 		q.pos[i] = -1
 	}
 	return q
 }
 
-func (q *eventQueue) less(a, b int32) bool {
-	if ta, tb := q.t[a], q.t[b]; ta != tb {
-		return ta < tb
-	}
-	return a < b
-}
-
 // set makes t the time of id's pending event.
 func (q *eventQueue) set(id int32, t float64) {
-	q.t[id] = t
+	e := qEvent{t, id}
 	p := q.pos[id]
 	if p < 0 {
-		p = int32(len(q.heap))
-		q.heap = append(q.heap, id)
-		q.pos[id] = p
+		q.heap = append(q.heap, e)
+		q.up(int32(len(q.heap)-1), e)
+		return
 	}
-	q.up(q.down(p))
+	if e.before(q.heap[p]) {
+		q.up(p, e)
+	} else {
+		q.down(p, e)
+	}
 }
 
 // remove drops id's pending event, if any.
@@ -583,60 +619,63 @@ func (q *eventQueue) remove(id int32) {
 	if p < 0 {
 		return
 	}
-	last := int32(len(q.heap) - 1)
-	if p != last {
-		q.swap(p, last)
-	}
-	q.heap = q.heap[:last]
 	q.pos[id] = -1
-	if p != last {
-		q.up(q.down(p))
+	last := int32(len(q.heap) - 1)
+	e := q.heap[last]
+	q.heap = q.heap[:last]
+	if p == last {
+		return
+	}
+	if e.before(q.heap[p]) {
+		q.up(p, e)
+	} else {
+		q.down(p, e)
 	}
 }
 
 // pop removes the earliest event and returns its id and time.
 func (q *eventQueue) pop() (int32, float64) {
-	id := q.heap[0]
-	q.remove(id)
-	return id, q.t[id]
+	e := q.heap[0]
+	q.remove(e.id)
+	return e.id, e.t
 }
 
-func (q *eventQueue) swap(i, j int32) {
-	h := q.heap
-	h[i], h[j] = h[j], h[i]
-	q.pos[h[i]], q.pos[h[j]] = i, j
+// up places e at hole i or above it, moving later parents down.
+func (q *eventQueue) up(i int32, e qEvent) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !e.before(q.heap[p]) {
+			break
+		}
+		q.heap[i] = q.heap[p]
+		q.pos[q.heap[i].id] = i
+		i = p
+	}
+	q.heap[i] = e
+	q.pos[e.id] = i
 }
 
-// down sifts the entry at i down to its place and returns where it ended.
-func (q *eventQueue) down(i int32) int32 {
+// down places e at hole i or below it, moving earlier children up.
+func (q *eventQueue) down(i int32, e qEvent) {
 	n := int32(len(q.heap))
 	for {
 		l := 2*i + 1
 		if l >= n {
-			return i
+			break
 		}
 		k := l
-		if r := l + 1; r < n && q.less(q.heap[r], q.heap[l]) {
+		if r := l + 1; r < n && q.heap[r].before(q.heap[l]) {
 			k = r
 		}
-		if !q.less(q.heap[k], q.heap[i]) {
-			return i
+		if !q.heap[k].before(e) {
+			break
 		}
-		q.swap(i, k)
+		q.heap[i] = q.heap[k]
+		q.pos[q.heap[i].id] = i
 		i = k
 	}
-}
-
-// up sifts the entry at i up to its place.
-func (q *eventQueue) up(i int32) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !q.less(q.heap[i], q.heap[p]) {
-			return
-		}
-		q.swap(i, p)
-		i = p
-	}
+	q.heap[i] = e
+	q.pos[e.id] = i
 }
 
 // fastResult is what one fast-engine run produced.
@@ -667,6 +706,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
 	fc := make([]fastCore, cores)
 	for i := range fc {
 		fc[i].slots = make([]slot, tgsPerCore)
+		fc[i].first = math.Inf(1)
 	}
 	// event ids: core ci's k-loop end is ci*(tgsPerCore+1), its slot s one more than s
 	evq := newEventQueue(cores * (tgsPerCore + 1))
@@ -696,12 +736,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
 	// schedule (re)queues a core's next k-loop end at the current scale.
 	schedule := func(ci int, t float64) {
 		c := &fc[ci]
-		first := math.Inf(1)
-		for s := range c.slots {
-			if sl := &c.slots[s]; sl.phase == phBody {
-				first = min(first, sl.end)
-			}
-		}
+		first := c.first
 		if math.IsInf(first, 1) {
 			evq.remove(coreEvent(ci))
 			return
@@ -744,6 +779,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
 		}
 		demand -= c.demand
 		c.demand = 0
+		c.first = math.Inf(1)
 		if len(c.ids) == 0 {
 			c.mix = nil
 			rescale(t)
@@ -759,7 +795,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
 		for s := range c.slots {
 			switch sl := &c.slots[s]; sl.phase {
 			case phBody:
-				p := rm.coarse.period[v.class(sl.class).mixID]
+				p := rm.coarse.period.of(v.class(sl.class).mixID)
 				stay = min(stay, (sl.end-c.w)*p/sl.period/scale)
 			case phPre:
 				stay = min(stay, sl.at-t)
@@ -773,10 +809,11 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
 			if sl.phase != phBody {
 				continue
 			}
-			p := r.period[v.class(sl.class).mixID]
+			p := r.period.of(v.class(sl.class).mixID)
 			// remaining work keeps its fraction of a step under the new period
 			sl.end = c.w + (sl.end-c.w)*p/sl.period
 			sl.period = p
+			c.first = min(c.first, sl.end)
 			c.demand += v.class(sl.class).dramBytes / p
 		}
 		demand += c.demand

@@ -329,10 +329,10 @@ func (s *Simulator) MulMMIDGrid(p tile.Problem, k tile.Kernel, tpe []int32) (*Gr
 		b.Program(tile.Context{Rows: k.NR0, Tokens: k.NR1, Steps: steps}),
 		b.Program(tile.Context{Rows: k.NR0, Tokens: min(k.NR1H, k.NR1), Steps: steps}),
 	}
-	// the grid's own memo of the builder's programs: a grid is timed by one
-	// goroutine, so its threadgroups find their programs without the
-	// builder's lock
-	progs := map[tile.Context]*isa.Program{}
+	// the grid's own memo of the builder's programs, by tokens and full or
+	// edge rows: a grid is timed by one goroutine, so its threadgroups find
+	// their programs without the builder's lock or a hash
+	progs := make([]*isa.Program, 2*(k.NR1+1))
 	g := &Grid{
 		TiledWeights: true,
 		Kernel:       builderKey{k, p.TypeA, p.HalfB, p.K},
@@ -341,14 +341,18 @@ func (s *Simulator) MulMMIDGrid(p tile.Problem, k tile.Kernel, tpe []int32) (*Gr
 		ActReuse:     plan.Grid[1],
 		TG: func(i int) (*isa.Program, bool) {
 			ctx := plan.Context(plan.Coords(i))
-			rep := ctx.Repeat
-			ctx.Repeat = false // not part of the program
-			prog, ok := progs[ctx]
-			if !ok {
-				prog = b.Program(ctx)
-				progs[ctx] = prog
+			// a grid's contexts differ only in tokens (0 for an exit) and
+			// whether the rows are a full tile
+			j := ctx.Tokens
+			if ctx.Rows != k.NR0 && ctx.Tokens > 0 {
+				j += k.NR1 + 1
 			}
-			return prog, rep
+			prog := progs[j]
+			if prog == nil {
+				prog = b.Program(ctx)
+				progs[j] = prog
+			}
+			return prog, ctx.Repeat
 		},
 		// A core mix simulates one program per k-loop class, and that program
 		// must be a function of the class (not whichever tile of the class a
@@ -564,6 +568,8 @@ type gridSource struct {
 	classes   map[classKey]int
 	local     map[*isa.Program]*progMem
 	shapeSigs []string // loop-body signatures of g.Shape, computed on demand
+	last      classKey // the class key class looked up last, and its id
+	lastID    int
 }
 
 func newGridSource(g *Grid, sh *shared) *gridSource {
@@ -581,7 +587,11 @@ func (g *gridSource) context(i int) (*isa.Program, bool, *progMem) {
 func (g *gridSource) class(i int) int {
 	prog, rep := g.g.TG(i)
 	k := classKey{prog, rep}
+	if k == g.last {
+		return g.lastID // runs of early exits, of a row tile's token tiles
+	}
 	if id, ok := g.classes[k]; ok {
+		g.last, g.lastID = k, id
 		return id
 	}
 	mem := g.mem(prog)
