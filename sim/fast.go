@@ -141,6 +141,7 @@ type coreCache struct {
 	classes map[classKey]int
 	info    []*classInfo // by class id; immutable once its id is in classes
 	mixes   map[string]*mixEntry
+	kept    []*mixEntry // coarse entries holding their core model, oldest first
 
 	classMu  sync.Mutex          // serialises class creation; guards loops and lineSets
 	loops    map[loopClass]int   // k-loop class -> the class id that represents it
@@ -151,6 +152,9 @@ type coreCache struct {
 type mixEntry struct {
 	done chan struct{}
 	r    *mixResult
+	// a coarse measurement's core model where it stopped, for the fine
+	// measurement of the composition to go on from (nil once taken)
+	sim *coreSim
 }
 
 func newCoreCache(m *model, tgsPerCore int) *coreCache {
@@ -158,6 +162,22 @@ func newCoreCache(m *model, tgsPerCore int) *coreCache {
 	return &coreCache{m: m, classes: map[classKey]int{}, mixes: map[string]*mixEntry{}, loops: map[loopClass]int{},
 		dramBPC: m.dramBPC / c.Cores.Value, tgsHint: tgsPerCore,
 		lineSets: map[string]*progMem{}}
+}
+
+// maxKept bounds the coarse measurements' core models a cache keeps for
+// fine ones to go on from (~10 KB each): an evicted one's fine measurement
+// starts afresh, with the same result and more work.
+const maxKept = 64
+
+// retain keeps cs with its coarse entry e, dropping the oldest kept core
+// model beyond maxKept. The caller holds cc.mu.
+func (cc *coreCache) retain(e *mixEntry, cs *coreSim) {
+	e.sim = cs
+	cc.kept = append(cc.kept, e)
+	if len(cc.kept) > maxKept {
+		cc.kept[0].sim = nil
+		cc.kept = slices.Delete(cc.kept, 0, 1)
+	}
 }
 
 // snapshot returns the class infos created so far, by id.
@@ -325,18 +345,39 @@ func (cc *coreCache) mix(key []byte, ids []int, p precision) (*mixResult, int64)
 	e := &mixEntry{done: make(chan struct{})}
 	cc.mixes[string(key)] = e
 	info := cc.info
+	// a fine measurement goes on from the coarse one's core model: a fresh
+	// one would simulate the same steps again (the loop below is the same
+	// up to where the coarse one stopped), so the result is the same
+	var cs *coreSim
+	if p == fine {
+		key[len(key)-1] = byte(coarse)
+		if ce, ok := cc.mixes[string(key)]; ok {
+			cs, ce.sim = ce.sim, nil
+		}
+	}
 	cc.mu.Unlock()
 	defer close(e.done) // also if measure panics, so no waiter blocks forever
-	e.r = cc.measure(ids, info, p.cover())
+	e.r, cs = cc.measure(ids, info, p.cover(), cs)
+	if p == coarse {
+		cc.mu.Lock()
+		cc.retain(e, cs)
+		cc.mu.Unlock()
+	}
 	return e.r, e.r.instr
 }
 
-// measure runs a mix on a fresh core model.
-func (cc *coreCache) measure(ids []int, info []*classInfo, cover int) *mixResult {
-	cs := cc.newCore()
-	for j, id := range ids {
-		ci := info[id]
-		cs.addTG(ci.loopProg, ci.loopMem, int64(j*ci.loopProg.NSG)*cc.m.launch, true, ci.repeat, j, j*max(1, ci.loopProg.Steps)/len(ids))
+// measure runs a mix on a fresh core model, or goes on with cs, where a
+// shorter measurement of the same mix stopped, and returns the core model.
+func (cc *coreCache) measure(ids []int, info []*classInfo, cover int, cs *coreSim) (*mixResult, *coreSim) {
+	var before int64 // instructions simulated before this call (a shorter measurement's)
+	if cs != nil {
+		before = cs.stats.issued
+	} else {
+		cs = cc.newCore()
+		for j, id := range ids {
+			ci := info[id]
+			cs.addTG(ci.loopProg, ci.loopMem, int64(j*ci.loopProg.NSG)*cc.m.launch, true, ci.repeat, j, j*max(1, ci.loopProg.Steps)/len(ids))
+		}
 	}
 	// run until every threadgroup has warmed up and been measured
 	measure := max(mixMeasure, (cover+len(ids)-1)/len(ids))
@@ -370,13 +411,13 @@ func (cc *coreCache) measure(ids []int, info []*classInfo, cover int) *mixResult
 		r.period[i].p /= count.of(r.period[i].id)
 	}
 	el := float64(max(t1, 1))
-	r.instr = cs.stats.issued
+	r.instr = cs.stats.issued - before
 	r.util = cs.utilization(el)
 	r.idleSG = cs.stats.barrierSG / el
 	for l := range r.levels {
 		r.levels[l] = cs.stats.levelBytes[l] / el
 	}
-	return r
+	return r, cs
 }
 
 // utilization returns the busy fractions of a core over el cycles.
