@@ -173,7 +173,17 @@ func (m *model) code(p *isa.Program) *progCode {
 
 // cyc rounds a cycle count up to whole cycles (a cycle-level model cannot use
 // a result before the cycle it is ready in).
-func cyc(x float64) int64 { return int64(math.Ceil(x - 1e-9)) }
+//
+// It is math.Ceil for the model's values (finite, within int64) without its
+// call: truncate, then add one if that lost a fraction.
+func cyc(x float64) int64 {
+	y := x - 1e-9
+	n := int64(y)
+	if float64(n) < y {
+		n++
+	}
+	return n
+}
 
 // newModel resolves a chip's costs for one kernel; tiled says whether the
 // kernel reads its weights as tiles (Grid.TiledWeights), which achieve
