@@ -460,7 +460,9 @@ func (c *coreSim) issue(i int32) bool {
 	}
 	// the shared port (an op without one reads pipeZero's free time, 0, so
 	// its occ is 0) and the pipe's occupancy (memory pipes write pipeSink)
-	start := max(float64(t), c.portFree[in.portR])
+	// the max of two non-negative floats is the max of their bit patterns
+	// (an integer max: cheaper than the NaN-aware float max)
+	start := math.Float64frombits(max(math.Float64bits(float64(t)), math.Float64bits(c.portFree[in.portR])))
 	o := in.portOcc
 	c.portFree[in.portW] = start + o
 	c.stats.pipeBusy[in.portW] += o
