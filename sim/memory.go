@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/metalsim/metalsim/isa"
 )
@@ -14,7 +13,7 @@ import (
 type progMem struct {
 	lines    [][]bool
 	actReuse int
-	key      string // the pattern rendered (set by canonical)
+	key      string // the pattern and reuse rendered: equal keys, equal patterns
 }
 
 const lineBytes = 128 // global cache line (apple-gpu.md 2.1, E PT-MB)
@@ -25,6 +24,7 @@ const lineBytes = 128 // global cache line (apple-gpu.md 2.1, E PT-MB)
 // reads the row's bytes [s*b, (s+1)*b) with b = RowBytesPerStep.
 func newProgMem(p *isa.Program, actReuse int) *progMem {
 	pm := &progMem{actReuse: max(1, actReuse)}
+	defer pm.render()
 	tl := &p.Tiling
 	if p.Exit || p.Steps == 0 {
 		return pm
@@ -69,22 +69,8 @@ func (pm *progMem) newLine(sg, step int) bool {
 	return l[step%len(l)]
 }
 
-// sameLines reports whether two patterns have the same lines and reuse.
-func (pm *progMem) sameLines(o *progMem) bool {
-	if pm.actReuse != o.actReuse || len(pm.lines) != len(o.lines) {
-		return false
-	}
-	for i := range pm.lines {
-		if !slices.Equal(pm.lines[i], o.lines[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// canonical returns the first progMem with the same line pattern and reuse seen
-// in sets (adding pm if it is new), so equal patterns compare equal by pointer.
-func (pm *progMem) canonical(sets map[string]*progMem) *progMem {
+// render sets pm.key, the one definition of when two patterns are equal.
+func (pm *progMem) render() {
 	var b []byte
 	b = fmt.Appendf(b, "%d:", pm.actReuse)
 	for _, l := range pm.lines {
@@ -97,11 +83,18 @@ func (pm *progMem) canonical(sets map[string]*progMem) *progMem {
 		}
 		b = append(b, '|')
 	}
-	k := string(b)
-	if c, ok := sets[k]; ok {
+	pm.key = string(b)
+}
+
+// sameLines reports whether two patterns have the same lines and reuse.
+func (pm *progMem) sameLines(o *progMem) bool { return pm.key == o.key }
+
+// canonical returns the first progMem with the same line pattern and reuse seen
+// in sets (adding pm if it is new), so equal patterns compare equal by pointer.
+func (pm *progMem) canonical(sets map[string]*progMem) *progMem {
+	if c, ok := sets[pm.key]; ok {
 		return c
 	}
-	pm.key = k
-	sets[k] = pm
+	sets[pm.key] = pm
 	return pm
 }
