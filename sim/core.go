@@ -86,17 +86,13 @@ type op struct {
 	// (doneDevice) go through loadLatency and the DRAM channel
 	done      int8
 	wpipe     int8 // pipe whose occupancy the op writes: pipe, or pipeSink for the memory pipes
-	portR     int8 // shared port it queues on: its pipe, or pipeZero for ops without one
-	portW     int8 // shared port it occupies: its pipe, or pipeSink
 	chainMask int8 // -1 for ALU ops (their chains), 0 otherwise
 }
 
-// Extra rows of the per-pipe arrays, so the issue step updates them without
-// branching on the class: pipeSink is written and never read, pipeZero is
-// read and never written (stays 0).
+// Extra row of the per-pipe arrays, so the issue step updates them without
+// branching on the class: pipeSink is written and never read.
 const (
 	pipeSink = numPipes + iota
-	pipeZero
 	pipeRows
 )
 
@@ -134,13 +130,12 @@ func (m *model) code(p *isa.Program) *progCode {
 				o := op{issue: int32(cc.issue), latency: int32(cc.latency), // chip validation bounds them (4096, 1e5)
 					unique: in.Unique, count: int32(in.Count),
 					class: in.Class, pipe: int8(cc.pipe), wait: in.Wait, stream: in.Stream, nch: int8(chains(in))}
-				o.wpipe, o.portR, o.portW = int8(cc.pipe), pipeZero, pipeSink
+				o.wpipe = int8(cc.pipe)
 				if cc.pipe >= pipeMem {
 					o.wpipe = pipeSink
 				}
 				if cc.pipe == pipeTGMem || cc.pipe == pipeL1 {
 					o.portOcc = fmax(1, float64(in.Bytes)/m.portBPC[cc.pipe])
-					o.portR, o.portW = int8(cc.pipe), int8(cc.pipe)
 				}
 				switch in.Class {
 				case isa.ClassDevLoad, isa.ClassConstLoad, isa.ClassDevStore:
@@ -458,15 +453,18 @@ func (c *coreSim) issue(i int32) bool {
 			t = s.e
 		}
 	}
-	// the shared port (an op without one reads pipeZero's free time, 0, so
-	// its occ is 0) and the pipe's occupancy (memory pipes write pipeSink)
-	// the max of two non-negative floats is the max of their bit patterns
-	// (an integer max: cheaper than the NaN-aware float max)
-	start := math.Float64frombits(max(math.Float64bits(float64(t)), math.Float64bits(c.portFree[in.portR])))
-	o := in.portOcc
-	c.portFree[in.portW] = start + o
-	c.stats.pipeBusy[in.portW] += o
-	occ := cyc(start+o) - t
+	// the shared port, if the op has one (a branch: computing a zero
+	// occupancy for the other ops costs more than it saves), and the pipe's
+	// occupancy (memory pipes write pipeSink)
+	var occ int64
+	if o := in.portOcc; o != 0 {
+		// the max of two non-negative floats is the max of their bit
+		// patterns (an integer max: cheaper than the NaN-aware float max)
+		start := math.Float64frombits(max(math.Float64bits(float64(t)), math.Float64bits(c.portFree[pipe])))
+		c.portFree[pipe] = start + o
+		c.stats.pipeBusy[pipe] += o
+		occ = cyc(start+o) - t
+	}
 	c.quadFree[q] = t + m.dispatch
 	wp := in.wpipe
 	c.pipeFree[wp][q] = t + int64(in.issue)
