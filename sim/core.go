@@ -265,7 +265,7 @@ type coreSim struct {
 	m         *model
 	quadFree  [maxQuads]int64           // dispatch port: when it takes the next instruction
 	pipeFree  [pipeRows][maxQuads]int64 // per pipe, per partition
-	portFree  [pipeRows]float64
+	portFree  [numPipes]float64
 	sgs       []sgRun
 	tgs       []tgRun
 	q         calendar
