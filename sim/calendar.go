@@ -72,21 +72,6 @@ func (q *calendar) ringAppend(i int32, t int64) {
 	q.occ |= 1 << b
 }
 
-// pop removes and returns the first entry of time t, which must be
-// earliest(), and advances the clock to t.
-func (q *calendar) pop(t int64) int32 {
-	if q.occ == 0 {
-		q.advance(t) // the far heap's first entries enter the empty ring
-	}
-	b := t & calMask
-	i := q.head[b]
-	h := q.next[i+1]
-	q.head[b] = h
-	q.occ &^= 1 << b & uint64(int64(h>>31)) // cleared when the bucket empties
-	q.advance(t)
-	return i
-}
-
 // advance moves the clock to t (no later than the earliest entry) and lets the
 // far entries its window now reaches into the ring.
 func (q *calendar) advance(t int64) {

@@ -391,11 +391,25 @@ func (c *coreSim) run(limit int64) {
 		if t > limit || t == math.MaxInt64 {
 			return
 		}
-		i := q.pop(t)
+		// the first simdgroup of bucket t (calendar.pop and push are
+		// written out here)
+		if q.occ == 0 {
+			q.advance(t) // the far heap's first entries enter the empty ring
+		}
+		b := t & calMask
+		i := q.head[b]
+		h := q.next[i+1]
+		q.head[b] = h
+		q.occ &^= 1 << b & uint64(int64(h>>31)) // cleared when the bucket empties
+		q.advance(t)
 		for c.issue(i) {
 			r := c.sgs[i].ready
 			if r > limit || r >= q.earliest() {
-				q.push(c, i)
+				if d := r - q.now; d >= 0 && d < calSize {
+					q.ringAppend(i, r)
+				} else {
+					q.push(c, i)
+				}
 				break
 			}
 			q.advance(r)
