@@ -77,7 +77,6 @@ type op struct {
 	count   int32   // simdgroup instructions in the group
 	class   isa.Class
 	pipe    int8
-	wait    isa.Wait
 	stream  isa.Stream
 	nch     int8 // ILP chains of the group (1..maxChains)
 	// where the result lands: an ALU op writes its chain and sg.done[doneALU]
@@ -87,6 +86,9 @@ type op struct {
 	done      int8
 	wpipe     int8 // pipe whose occupancy the op writes: pipe, or pipeSink for the memory pipes
 	chainMask int8 // -1 for ALU ops (their chains), 0 otherwise
+	// the group's wait (isa.Wait) as masks: -1 to wait for device loads,
+	// threadgroup loads, ALU results, 0 not to
+	devMask, tgMask, aluMask int8
 }
 
 // Extra row of the per-pipe arrays, so the issue step updates them without
@@ -129,7 +131,7 @@ func (m *model) code(p *isa.Program) *progCode {
 				cc := m.cls[in.Class]
 				o := op{issue: int32(cc.issue), latency: int32(cc.latency), // chip validation bounds them (4096, 1e5)
 					unique: in.Unique, count: int32(in.Count),
-					class: in.Class, pipe: int8(cc.pipe), wait: in.Wait, stream: in.Stream, nch: int8(chains(in))}
+					class: in.Class, pipe: int8(cc.pipe), stream: in.Stream, nch: int8(chains(in))}
 				o.wpipe = int8(cc.pipe)
 				if cc.pipe >= pipeMem {
 					o.wpipe = pipeSink
@@ -137,6 +139,9 @@ func (m *model) code(p *isa.Program) *progCode {
 				if cc.pipe == pipeTGMem || cc.pipe == pipeL1 {
 					o.portOcc = fmax(1, float64(in.Bytes)/m.portBPC[cc.pipe])
 				}
+				o.devMask = waitMask(in.Wait, isa.WaitDevice)
+				o.tgMask = waitMask(in.Wait, isa.WaitTG)
+				o.aluMask = waitMask(in.Wait, isa.WaitALU)
 				switch in.Class {
 				case isa.ClassDevLoad, isa.ClassConstLoad, isa.ClassDevStore:
 					o.done = doneDevice
@@ -164,6 +169,14 @@ func (m *model) code(p *isa.Program) *progCode {
 	}
 	m.codes[p] = pc
 	return pc
+}
+
+// waitMask is -1 if w includes f, else 0.
+func waitMask(w, f isa.Wait) int8 {
+	if w&f != 0 {
+		return -1
+	}
+	return 0
 }
 
 // cyc rounds a cycle count up to whole cycles (a cycle-level model cannot use
@@ -362,15 +375,8 @@ func (c *coreSim) readyNext(sg *sgRun, t int64, fresh bool) {
 	}
 	sg.cur = sg.ops[sg.gi]
 	in := &sg.cur
-	if in.wait&isa.WaitDevice != 0 {
-		r = max(r, sg.devReady)
-	}
-	if in.wait&isa.WaitTG != 0 {
-		r = max(r, sg.done[doneTGLoad])
-	}
-	if in.wait&isa.WaitALU != 0 {
-		r = max(r, sg.done[doneALU])
-	}
+	// the group's waits, as masks (branch-free)
+	r = max(r, sg.devReady&int64(in.devMask), sg.done[doneTGLoad]&int64(in.tgMask), sg.done[doneALU]&int64(in.aluMask))
 	sg.nch = int32(in.nch)
 	sg.ci = 0
 	sg.chain = [maxChains]int64{}           // all of them: cheaper than a loop of nch
