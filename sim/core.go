@@ -275,9 +275,11 @@ type coreStats struct {
 
 // coreSim simulates one core.
 type coreSim struct {
-	m         *model
-	quadFree  [maxQuads]int64           // dispatch port: when it takes the next instruction
-	pipeFree  [pipeRows][maxQuads]int64 // per pipe, per partition
+	m *model
+	// when each partition's dispatch port takes its next instruction, and
+	// each pipe of each partition is free, as time<<quadBits | partition
+	quadFree  [maxQuads]int64
+	pipeFree  [pipeRows][maxQuads]int64
 	portFree  [numPipes]float64
 	sgs       []sgRun
 	tgs       []tgRun
@@ -295,6 +297,9 @@ type coreSim struct {
 
 func newCoreSim(m *model) *coreSim {
 	c := &coreSim{m: m, weightLvl: lvlL2, actLvl: lvlL2}
+	for q := range c.quadFree {
+		c.quadFree[q] = int64(q) // time 0
+	}
 	c.q.init()
 	return c
 }
@@ -452,18 +457,18 @@ func (c *coreSim) issue(i int32) bool {
 	m := c.m
 	pipe := int(in.pipe)
 	// the partition that can take the instruction first (the lowest-numbered
-	// of the earliest): the minimum of time<<quadBits | partition, which the
-	// compiler evaluates without branches. Rows of pipeFree for the memory
-	// pipes stay zero, so one expression serves every class.
+	// of the earliest): the minimum over partitions of their free times, kept
+	// tagged (time<<quadBits | partition), which the compiler evaluates
+	// without branches. Rows of pipeFree for the memory pipes stay zero, so
+	// one expression serves every class.
 	qf, pf := &c.quadFree, &c.pipeFree[pipe]
 	var key int64
 	if m.quads == 4 {
-		key = min(max(qf[0], pf[0])<<quadBits, max(qf[1], pf[1])<<quadBits|1,
-			max(qf[2], pf[2])<<quadBits|2, max(qf[3], pf[3])<<quadBits|3)
+		key = min(max(qf[0], pf[0]), max(qf[1], pf[1]), max(qf[2], pf[2]), max(qf[3], pf[3]))
 	} else {
 		key = math.MaxInt64
 		for k := 0; k < m.quads; k++ {
-			key = min(key, max(qf[k], pf[k])<<quadBits|int64(k))
+			key = min(key, max(qf[k], pf[k]))
 		}
 	}
 	q := int(key & (maxQuads - 1))
@@ -485,9 +490,9 @@ func (c *coreSim) issue(i int32) bool {
 		c.stats.pipeBusy[pipe] += o
 		occ = cyc(start+o) - t
 	}
-	c.quadFree[q] = t + m.dispatch
+	c.quadFree[q] = (t+m.dispatch)<<quadBits | int64(q)
 	wp := in.wpipe
-	c.pipeFree[wp][q] = t + int64(in.issue)
+	c.pipeFree[wp][q] = (t+int64(in.issue))<<quadBits | int64(q)
 	sg.pipeBusy[wp] = t + int64(in.issue)
 	c.stats.pipeBusy[wp] += float64(in.issue)
 	c.stats.issued++
