@@ -473,9 +473,11 @@ func (c *coreSim) issue(i int32) bool {
 	}
 	q := int(key & (maxQuads - 1))
 	t = max(t, key>>quadBits)
-	for _, s := range c.stalls {
-		if t >= s.b && t < s.e {
-			t = s.e
+	if len(c.stalls) > 0 { // threadgroup launches (the detailed engine)
+		for _, s := range c.stalls {
+			if t >= s.b && t < s.e {
+				t = s.e
+			}
 		}
 	}
 	// the shared port, if the op has one (a branch: computing a zero
