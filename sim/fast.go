@@ -173,6 +173,8 @@ const maxKept = 64
 // model beyond maxKept. The caller holds cc.mu.
 func (cc *coreCache) retain(e *mixEntry, cs *coreSim) {
 	e.sim = cs
+	// core models a fine measurement took no longer count
+	cc.kept = slices.DeleteFunc(cc.kept, func(k *mixEntry) bool { return k.sim == nil })
 	cc.kept = append(cc.kept, e)
 	if len(cc.kept) > maxKept {
 		cc.kept[0].sim = nil
