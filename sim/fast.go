@@ -447,6 +447,7 @@ type cacheView struct {
 	cc     *coreCache
 	info   []*classInfo
 	comps  map[string]*runMix
+	order  []int // each class's position in (rank, id) order (rankOrder)
 	keyBuf []byte
 	instr  int64 // simdgroup instructions this run simulated in measurements
 }
@@ -483,18 +484,36 @@ func (v *cacheView) class(id int) *classInfo {
 	return v.info[id]
 }
 
-// sortMix orders k-loop class ids canonically, so a mix is simulated the same
-// way whatever ids its classes got.
+// sortMix orders k-loop class ids canonically (by rank, then id), so a mix is
+// simulated the same way whatever ids its classes got.
 func (v *cacheView) sortMix(ids []int) {
-	slices.SortFunc(ids, func(a, b int) int {
-		if a == b { // a mix often holds one class several times
-			return 0
+	for _, id := range ids {
+		if id >= len(v.order) {
+			v.rankOrder()
+			break
 		}
-		if c := strings.Compare(v.class(a).rank, v.class(b).rank); c != 0 {
+	}
+	slices.SortFunc(ids, func(a, b int) int { return v.order[a] - v.order[b] })
+}
+
+// rankOrder numbers every class the view knows by (rank, id), so sortMix
+// compares integers instead of rank strings.
+func (v *cacheView) rankOrder() {
+	v.info = v.cc.snapshot()
+	ids := make([]int, len(v.info))
+	for i := range ids {
+		ids[i] = i
+	}
+	slices.SortFunc(ids, func(a, b int) int {
+		if c := strings.Compare(v.info[a].rank, v.info[b].rank); c != 0 {
 			return c
 		}
 		return a - b
 	})
+	v.order = make([]int, len(ids))
+	for pos, id := range ids {
+		v.order[id] = pos
+	}
 }
 
 // comp returns the run's composition of canonically sorted k-loop class ids.
