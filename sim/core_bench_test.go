@@ -7,6 +7,24 @@ import (
 	"github.com/metalsim/metalsim/tile"
 )
 
+// headlineBuilder returns a chip and the program builder of the headline
+// shape (128 experts, top 8, m = 768, k = 2048, n = 512, q4_0) for a variant
+// on a path, for the core-model tests and benchmarks.
+func headlineBuilder(tb testing.TB, chipName string, v tile.Variant, path tile.Path) (*Chip, *tile.Builder, int) {
+	tb.Helper()
+	chip, err := LookupChip(chipName)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := tile.Problem{Experts: 128, Used: 8, M: 768, K: 2048, Tokens: 512, TypeA: dequant.Q4_0}
+	k := tile.Kernel{Variant: v, Path: path}
+	bl, err := tile.NewBuilder(p, k)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return chip, bl, p.K / k.NK
+}
+
 // BenchmarkCoreMix measures one core mix (six resident full-tile threadgroups
 // of the headline shape) with a fresh cache per iteration: the rate of the
 // instruction-level core model itself, on each path.
@@ -19,17 +37,9 @@ func BenchmarkCoreMix(b *testing.B) {
 		{"tensor", "M5 10-core GPU", tile.Tensor},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			chip, err := LookupChip(tc.chip)
-			if err != nil {
-				b.Fatal(err)
-			}
-			p := tile.Problem{Experts: 128, Used: 8, M: 768, K: 2048, Tokens: 512, TypeA: dequant.Q4_0}
-			k := tile.Kernel{Variant: tile.Upstream(), Path: tc.path}
-			bl, err := tile.NewBuilder(p, k)
-			if err != nil {
-				b.Fatal(err)
-			}
-			prog := bl.Program(tile.Context{Rows: k.NR0, Tokens: k.NR1, Steps: p.K / k.NK})
+			chip, bl, steps := headlineBuilder(b, tc.chip, tile.Upstream(), tc.path)
+			k := bl.Kernel
+			prog := bl.Program(tile.Context{Rows: k.NR0, Tokens: k.NR1, Steps: steps})
 			m := newModel(chip, true)
 			mem := newProgMem(prog, 4)
 			var instr int64

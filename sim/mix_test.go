@@ -4,7 +4,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/tile"
 )
 
@@ -19,17 +18,8 @@ func TestFineGoesOnFromCoarse(t *testing.T) {
 		{"M1 Pro 16-core GPU", tile.Simdgroup},
 		{"M5 10-core GPU", tile.Tensor},
 	} {
-		chip, err := LookupChip(tc.chip)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := tile.Problem{Experts: 128, Used: 8, M: 768, K: 2048, Tokens: 512, TypeA: dequant.Q4_0}
-		k := tile.Kernel{Variant: tile.HalfTile(), Path: tc.path}
-		b, err := tile.NewBuilder(p, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		steps := p.K / k.NK
+		chip, b, steps := headlineBuilder(t, tc.chip, tile.HalfTile(), tc.path)
+		k := b.Kernel
 		full := b.Program(tile.Context{Rows: k.NR0, Tokens: k.NR1, Steps: steps})
 		half := b.Program(tile.Context{Rows: k.NR0, Tokens: k.NR1H, Steps: steps})
 		m := newModel(chip, true)
