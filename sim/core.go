@@ -86,6 +86,7 @@ type op struct {
 	done      int8
 	wpipe     int8 // pipe whose occupancy the op writes: pipe, or pipeSink for the memory pipes
 	chainMask int8 // -1 for ALU ops (their chains), 0 otherwise
+	kind      int8 // kindALU, kindTG or kindOther: the issue step's cases
 	// the group's wait (isa.Wait) as masks: -1 to wait for device loads,
 	// threadgroup loads, ALU results, 0 not to
 	devMask, tgMask, aluMask int8
@@ -96,6 +97,14 @@ type op struct {
 const (
 	pipeSink = numPipes + iota
 	pipeRows
+)
+
+// Issue-step cases of an op (op.kind): the two common ones take no further
+// branch.
+const (
+	kindOther = iota // device accesses, and any op the two below do not cover
+	kindALU          // no port; an ALU result (its chain, sg.done[doneALU])
+	kindTG           // a port; a threadgroup load or store result
 )
 
 // Result slots of sgRun.done, by op.done.
@@ -151,6 +160,12 @@ func (m *model) code(p *isa.Program) *progCode {
 					o.done = doneStored
 				default:
 					o.done, o.resLat, o.chainMask = doneALU, int32(cc.latency), -1
+				}
+				switch {
+				case o.portOcc == 0 && o.done == doneALU:
+					o.kind = kindALU
+				case o.portOcc != 0 && (o.done == doneTGLoad || o.done == doneStored):
+					o.kind = kindTG
 				}
 				ops[j] = o
 			}
@@ -480,41 +495,45 @@ func (c *coreSim) issue(i int32) bool {
 			}
 		}
 	}
-	// the shared port, if the op has one (a branch: computing a zero
-	// occupancy for the other ops costs more than it saves), and the pipe's
-	// occupancy (memory pipes write pipeSink)
-	var occ int64
-	if o := in.portOcc; o != 0 {
-		// the max of two non-negative floats is the max of their bit
-		// patterns (an integer max: cheaper than the NaN-aware float max)
-		start := math.Float64frombits(max(math.Float64bits(float64(t)), math.Float64bits(c.portFree[pipe])))
-		c.portFree[pipe] = start + o
-		c.stats.pipeBusy[pipe] += o
-		occ = cyc(start+o) - t
-	}
 	c.quadFree[q] = (t+m.dispatch)<<quadBits | int64(q)
 	wp := in.wpipe
 	c.pipeFree[wp][q] = (t+int64(in.issue))<<quadBits | int64(q)
 	sg.pipeBusy[wp] = t + int64(in.issue)
 	c.stats.pipeBusy[wp] += float64(in.issue)
 	c.stats.issued++
-	if d := in.done; d != doneDevice {
-		// branch-free: ALU results also land on their chain (chain
-		// values only grow within a group, so the max is the result)
-		res := t + occ + int64(in.resLat)
+	switch in.kind {
+	case kindALU:
+		// no port; the result also lands on the op's chain
+		res := t + int64(in.resLat)
+		sg.done[doneALU] = max(sg.done[doneALU], res)
+		sg.chain[sg.ci&(maxChains-1)] = res
+	case kindTG:
+		res := t + c.portWait(pipe, in.portOcc, t) + int64(in.resLat)
+		d := in.done
 		sg.done[d] = max(sg.done[d], res)
-		ch := &sg.chain[sg.ci&(maxChains-1)]
-		*ch = max(*ch, res&int64(in.chainMask))
-	} else if in.class == isa.ClassDevStore {
-		sg.done[doneStored] = max(sg.done[doneStored], t+occ)
-		if sg.ii == 0 {
-			c.stats.dramBytes += float64(in.unique)
-			if c.dram != nil {
-				c.dram.reserve(float64(t), float64(in.unique))
-			}
+	default:
+		var occ int64
+		if in.portOcc != 0 {
+			occ = c.portWait(pipe, in.portOcc, t)
 		}
-	} else {
-		sg.devReady = max(sg.devReady, t+occ+c.loadLatency(sg, in, t)+int64(in.latency))
+		if d := in.done; d != doneDevice {
+			// branch-free: ALU results also land on their chain (chain
+			// values only grow within a group, so the max is the result)
+			res := t + occ + int64(in.resLat)
+			sg.done[d] = max(sg.done[d], res)
+			ch := &sg.chain[sg.ci&(maxChains-1)]
+			*ch = max(*ch, res&int64(in.chainMask))
+		} else if in.class == isa.ClassDevStore {
+			sg.done[doneStored] = max(sg.done[doneStored], t+occ)
+			if sg.ii == 0 {
+				c.stats.dramBytes += float64(in.unique)
+				if c.dram != nil {
+					c.dram.reserve(float64(t), float64(in.unique))
+				}
+			}
+		} else {
+			sg.devReady = max(sg.devReady, t+occ+c.loadLatency(sg, in, t)+int64(in.latency))
+		}
 	}
 	if c.trace != nil {
 		c.trace.issue(c, sg, &sg.insts[sg.gi], t)
@@ -652,6 +671,17 @@ func (c *coreSim) loadLatency(sg *sgRun, in *op, t int64) int64 {
 		}
 	}
 	return lat
+}
+
+// portWait occupies the shared port of pipe for occ cycles from t (or from
+// when it is free) and returns the cycles from t until it is through.
+func (c *coreSim) portWait(pipe int, occ float64, t int64) int64 {
+	// the max of two non-negative floats is the max of their bit patterns
+	// (an integer max: cheaper than the NaN-aware float max)
+	start := math.Float64frombits(max(math.Float64bits(float64(t)), math.Float64bits(c.portFree[pipe])))
+	c.portFree[pipe] = start + occ
+	c.stats.pipeBusy[pipe] += occ
+	return cyc(start+occ) - t
 }
 
 // stall64 is an interval of cycles in which the core issues nothing.
