@@ -319,6 +319,14 @@ func newCoreSim(m *model) *coreSim {
 	return c
 }
 
+// reserve makes room for tgs threadgroups of sgs simdgroups in all, so addTG
+// does not grow the slices one simdgroup at a time.
+func (c *coreSim) reserve(tgs, sgs int) {
+	c.tgs = slices.Grow(c.tgs, tgs)
+	c.sgs = slices.Grow(c.sgs, sgs)
+	c.q.next = slices.Grow(c.q.next, sgs)
+}
+
 // addTG makes a threadgroup resident, its simdgroups ready at time t. In loop
 // mode its k-steps are numbered from step0 (so threadgroups of a mix sit at
 // different phases of the weight-line pattern).

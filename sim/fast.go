@@ -376,6 +376,11 @@ func (cc *coreCache) measure(ids []int, info []*classInfo, cover int, cs *coreSi
 		before = cs.stats.issued
 	} else {
 		cs = cc.newCore()
+		nsg := 0
+		for _, id := range ids {
+			nsg += info[id].loopProg.NSG
+		}
+		cs.reserve(len(ids), nsg)
 		for j, id := range ids {
 			ci := info[id]
 			cs.addTG(ci.loopProg, ci.loopMem, int64(j*ci.loopProg.NSG)*cc.m.launch, true, ci.repeat, j, j*max(1, ci.loopProg.Steps)/len(ids))
