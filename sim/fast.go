@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/metalsim/metalsim/isa"
 )
@@ -141,7 +142,7 @@ type coreCache struct {
 	classes map[classKey]int
 	info    []*classInfo // by class id; immutable once its id is in classes
 	mixes   map[string]*mixEntry
-	kept    []*mixEntry // coarse entries holding their core model, oldest first
+	keeper  *coreKeeper // the core models of coarse measurements kept (shared by a Simulator's caches)
 
 	classMu  sync.Mutex          // serialises class creation; guards loops and lineSets
 	loops    map[loopClass]int   // k-loop class -> the class id that represents it
@@ -153,32 +154,45 @@ type mixEntry struct {
 	done chan struct{}
 	r    *mixResult
 	// a coarse measurement's core model where it stopped, for the fine
-	// measurement of the composition to go on from (nil once taken)
-	sim *coreSim
+	// measurement of the composition to go on from (nil once taken or
+	// dropped)
+	sim atomic.Pointer[coreSim]
 }
 
 func newCoreCache(m *model, tgsPerCore int) *coreCache {
 	c := m.chip
 	return &coreCache{m: m, classes: map[classKey]int{}, mixes: map[string]*mixEntry{}, loops: map[loopClass]int{},
 		dramBPC: m.dramBPC / c.Cores.Value, tgsHint: tgsPerCore,
-		lineSets: map[string]*progMem{}}
+		lineSets: map[string]*progMem{}, keeper: newCoreKeeper()}
 }
 
-// maxKept bounds the coarse measurements' core models a cache keeps for
-// fine ones to go on from (~10 KB each): an evicted one's fine measurement
-// starts afresh, with the same result and more work.
-const maxKept = 64
+// maxKept bounds the coarse measurements' core models a Simulator keeps for
+// fine ones to go on from (~10 KB each, whatever the number of kernels): an
+// evicted one's fine measurement starts afresh, with the same result and
+// more work.
+const maxKept = 128
 
-// retain keeps cs with its coarse entry e, dropping the oldest kept core
-// model beyond maxKept. The caller holds cc.mu.
-func (cc *coreCache) retain(e *mixEntry, cs *coreSim) {
-	e.sim = cs
+// coreKeeper holds the coarse measurements' core models kept, oldest first,
+// for every core cache of a Simulator.
+type coreKeeper struct {
+	mu      sync.Mutex
+	entries []*mixEntry
+}
+
+func newCoreKeeper() *coreKeeper { return &coreKeeper{} }
+
+// keep gives cs to its coarse entry e, dropping the oldest core model
+// beyond maxKept.
+func (k *coreKeeper) keep(e *mixEntry, cs *coreSim) {
+	e.sim.Store(cs)
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	// core models a fine measurement took no longer count
-	cc.kept = slices.DeleteFunc(cc.kept, func(k *mixEntry) bool { return k.sim == nil })
-	cc.kept = append(cc.kept, e)
-	if len(cc.kept) > maxKept {
-		cc.kept[0].sim = nil
-		cc.kept = slices.Delete(cc.kept, 0, 1)
+	k.entries = slices.DeleteFunc(k.entries, func(x *mixEntry) bool { return x.sim.Load() == nil })
+	k.entries = append(k.entries, e)
+	if len(k.entries) > maxKept {
+		k.entries[0].sim.Store(nil)
+		k.entries = slices.Delete(k.entries, 0, 1)
 	}
 }
 
@@ -354,16 +368,14 @@ func (cc *coreCache) mix(key []byte, ids []int, p precision) (*mixResult, int64)
 	if p == fine {
 		key[len(key)-1] = byte(coarse)
 		if ce, ok := cc.mixes[string(key)]; ok {
-			cs, ce.sim = ce.sim, nil
+			cs = ce.sim.Swap(nil)
 		}
 	}
 	cc.mu.Unlock()
 	defer close(e.done) // also if measure panics, so no waiter blocks forever
 	e.r, cs = cc.measure(ids, info, p.cover(), cs)
 	if p == coarse {
-		cc.mu.Lock()
-		cc.retain(e, cs)
-		cc.mu.Unlock()
+		cc.keeper.keep(e, cs)
 	}
 	return e.r, e.r.instr
 }

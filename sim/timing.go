@@ -156,6 +156,7 @@ type Simulator struct {
 	shared   map[shareKey]*shared
 	builders map[builderKey]*tile.Builder
 	others   map[any]any // builders of the other kernels (matmul.go), by kernel key
+	keeper   *coreKeeper // coarse measurements' core models, for all kernels' caches
 }
 
 type shareKey struct {
@@ -188,7 +189,8 @@ type memKey struct {
 
 // NewSimulator returns an empty simulator.
 func NewSimulator() *Simulator {
-	return &Simulator{shared: map[shareKey]*shared{}, builders: map[builderKey]*tile.Builder{}, others: map[any]any{}}
+	return &Simulator{shared: map[shareKey]*shared{}, builders: map[builderKey]*tile.Builder{}, others: map[any]any{},
+		keeper: newCoreKeeper()}
 }
 
 // Simulate predicts the time of one MUL_MAT_ID (map0 + mul_mm_id) on a chip with
@@ -263,7 +265,9 @@ func (s *Simulator) share(g *Grid, chip *Chip) (*shared, error) {
 		return nil, err
 	}
 	m := newModel(chip, g.TiledWeights)
-	sh := &shared{m: m, cc: newCoreCache(m, occ.TGsPerCore), occ: occ, regs: regs}
+	cc := newCoreCache(m, occ.TGsPerCore)
+	cc.keeper = s.keeper
+	sh := &shared{m: m, cc: cc, occ: occ, regs: regs}
 	s.shared[key] = sh
 	return sh, nil
 }
