@@ -93,11 +93,14 @@ type op struct {
 }
 
 // Extra row of the per-pipe arrays, so the issue step updates them without
-// branching on the class: pipeSink is written and never read.
+// branching on the class: pipeSink is written and never read. The rows are
+// a power of two, so a masked index needs no bounds check.
 const (
 	pipeSink = numPipes + iota
 	pipeRows
 )
+
+var _ = [1]struct{}{}[pipeRows&(pipeRows-1)] // pipeRows must be a power of two
 
 // Issue-step cases of an op (op.kind): the two common ones take no further
 // branch.
@@ -436,8 +439,11 @@ func (c *coreSim) run(limit int64) {
 		q.head[b] = h
 		q.occ &^= 1 << b & uint64(int64(h>>31)) // cleared when the bucket empties
 		q.advance(t)
-		for c.issue(i) {
-			r := c.sgs[i].ready
+		for {
+			r, more := c.issue(i)
+			if !more {
+				break
+			}
 			if r > limit || r >= q.earliest() {
 				if d := r - q.now; d >= 0 && d < calSize {
 					q.ringAppend(i, r)
@@ -463,7 +469,7 @@ func (c *coreSim) nextTime() int64 {
 // taken off the queue. It reports whether i has more to issue at sg.ready and
 // must be queued again by the caller (a simdgroup that reaches a barrier or the
 // end of a section is queued, or not, by the barrier and section logic).
-func (c *coreSim) issue(i int32) bool {
+func (c *coreSim) issue(i int32) (ready int64, more bool) {
 	sg := &c.sgs[i]
 	in := &sg.cur
 	t := sg.ready
@@ -475,7 +481,7 @@ func (c *coreSim) issue(i int32) bool {
 		tg.arrived++
 		tg.arriveMax = max(tg.arriveMax, sg.waitFrom)
 		c.checkBarrier(tg)
-		return false
+		return 0, false
 	}
 	m := c.m
 	pipe := int(in.pipe)
@@ -484,7 +490,7 @@ func (c *coreSim) issue(i int32) bool {
 	// tagged (time<<quadBits | partition), which the compiler evaluates
 	// without branches. Rows of pipeFree for the memory pipes stay zero, so
 	// one expression serves every class.
-	qf, pf := &c.quadFree, &c.pipeFree[pipe]
+	qf, pf := &c.quadFree, &c.pipeFree[pipe&(pipeRows-1)]
 	var key int64
 	if m.quads == 4 {
 		key = min(max(qf[0], pf[0]), max(qf[1], pf[1]), max(qf[2], pf[2]), max(qf[3], pf[3]))
@@ -504,7 +510,7 @@ func (c *coreSim) issue(i int32) bool {
 		}
 	}
 	c.quadFree[q] = (t+m.dispatch)<<quadBits | int64(q)
-	wp := in.wpipe
+	wp := in.wpipe & (pipeRows - 1)
 	c.pipeFree[wp][q] = (t+int64(in.issue))<<quadBits | int64(q)
 	sg.pipeBusy[wp] = t + int64(in.issue)
 	c.stats.pipeBusy[wp] += float64(in.issue)
@@ -553,18 +559,19 @@ func (c *coreSim) issue(i int32) bool {
 	sg.ci = ci
 	if sg.ii < in.count {
 		// the next instruction of the group
-		sg.ready = max(t+m.sgInterval, sg.chain[ci&(maxChains-1)], sg.pipeBusy[pipe])
-		return true
+		r := max(t+m.sgInterval, sg.chain[ci&(maxChains-1)], sg.pipeBusy[pipe&(pipeRows-1)])
+		sg.ready = r
+		return r, true
 	}
 	sg.ii = 0
 	sg.gi++
 	if int(sg.gi) == len(sg.ops) {
 		sg.ready = t
 		c.endSection(i)
-		return false
+		return 0, false
 	}
 	c.readyNext(sg, t, false)
-	return true
+	return sg.ready, true
 }
 
 // endSection moves simdgroup i past the end of its current section.
