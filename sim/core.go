@@ -100,7 +100,7 @@ const (
 	pipeRows
 )
 
-var _ = [1]struct{}{}[pipeRows&(pipeRows-1)] // pipeRows must be a power of two
+var _ = [1]struct{}{}[pipeRows&(pipeRows-1)+doneSlots&(doneSlots-1)] // both must be powers of two
 
 // Issue-step cases of an op (op.kind): the two common ones take no further
 // branch.
@@ -116,6 +116,7 @@ const (
 	doneTGLoad
 	doneStored
 	doneDevice // not a slot: device loads and stores
+	doneSlots  // sgRun.done's length, a power of two (masked indices)
 )
 
 // progCode is a program's timing streams resolved into ops of one model.
@@ -254,11 +255,11 @@ type sgRun struct {
 	step     int
 	ready    int64
 	devReady int64
-	done     [doneDevice]int64 // when the last ALU result, threadgroup load and store are done
-	waitFrom int64             // arrival at the current barrier
-	pipeBusy [pipeRows]int64   // this simdgroup's own occupancy of each issue pipe
-	chain    [maxChains]int64  // ILP chains of the current group
-	ci, nch  int32             // next chain, chains in the current group
+	done     [doneSlots]int64 // when the last ALU result, threadgroup load and store are done
+	waitFrom int64            // arrival at the current barrier
+	pipeBusy [pipeRows]int64  // this simdgroup's own occupancy of each issue pipe
+	chain    [maxChains]int64 // ILP chains of the current group
+	ci, nch  int32            // next chain, chains in the current group
 }
 
 type tgRun struct {
@@ -470,27 +471,23 @@ func (c *coreSim) nextTime() int64 {
 // must be queued again by the caller (a simdgroup that reaches a barrier or the
 // end of a section is queued, or not, by the barrier and section logic).
 func (c *coreSim) issue(i int32) (ready int64, more bool) {
+	// the hot path: the rare cases (barriers, launch stalls, device
+	// accesses) are calls, so it keeps more of its values in registers
 	sg := &c.sgs[i]
 	in := &sg.cur
-	t := sg.ready
 	if in.class == isa.ClassBarrier {
-		c.stats.issued++
-		sg.state = sgBarrier
-		sg.waitFrom = max(t, sg.done[doneStored])
-		tg := &c.tgs[sg.tg]
-		tg.arrived++
-		tg.arriveMax = max(tg.arriveMax, sg.waitFrom)
-		c.checkBarrier(tg)
+		c.arrive(sg)
 		return 0, false
 	}
+	t := sg.ready
 	m := c.m
-	pipe := int(in.pipe)
+	pipe := int(in.pipe) & (pipeRows - 1)
 	// the partition that can take the instruction first (the lowest-numbered
 	// of the earliest): the minimum over partitions of their free times, kept
 	// tagged (time<<quadBits | partition), which the compiler evaluates
 	// without branches. Rows of pipeFree for the memory pipes stay zero, so
 	// one expression serves every class.
-	qf, pf := &c.quadFree, &c.pipeFree[pipe&(pipeRows-1)]
+	qf, pf := &c.quadFree, &c.pipeFree[pipe]
 	var key int64
 	if m.quads == 4 {
 		key = min(max(qf[0], pf[0]), max(qf[1], pf[1]), max(qf[2], pf[2]), max(qf[3], pf[3]))
@@ -503,11 +500,7 @@ func (c *coreSim) issue(i int32) (ready int64, more bool) {
 	q := int(key & (maxQuads - 1))
 	t = max(t, key>>quadBits)
 	if len(c.stalls) > 0 { // threadgroup launches (the detailed engine)
-		for _, s := range c.stalls {
-			if t >= s.b && t < s.e {
-				t = s.e
-			}
-		}
+		t = c.afterStalls(t)
 	}
 	c.quadFree[q] = (t+m.dispatch)<<quadBits | int64(q)
 	wp := in.wpipe & (pipeRows - 1)
@@ -523,31 +516,10 @@ func (c *coreSim) issue(i int32) (ready int64, more bool) {
 		sg.chain[sg.ci&(maxChains-1)] = res
 	case kindTG:
 		res := t + c.portWait(pipe, in.portOcc, t) + int64(in.resLat)
-		d := in.done
+		d := in.done & (doneSlots - 1)
 		sg.done[d] = max(sg.done[d], res)
 	default:
-		var occ int64
-		if in.portOcc != 0 {
-			occ = c.portWait(pipe, in.portOcc, t)
-		}
-		if d := in.done; d != doneDevice {
-			// branch-free: ALU results also land on their chain (chain
-			// values only grow within a group, so the max is the result)
-			res := t + occ + int64(in.resLat)
-			sg.done[d] = max(sg.done[d], res)
-			ch := &sg.chain[sg.ci&(maxChains-1)]
-			*ch = max(*ch, res&int64(in.chainMask))
-		} else if in.class == isa.ClassDevStore {
-			sg.done[doneStored] = max(sg.done[doneStored], t+occ)
-			if sg.ii == 0 {
-				c.stats.dramBytes += float64(in.unique)
-				if c.dram != nil {
-					c.dram.reserve(float64(t), float64(in.unique))
-				}
-			}
-		} else {
-			sg.devReady = max(sg.devReady, t+occ+c.loadLatency(sg, in, t)+int64(in.latency))
-		}
+		c.issueOther(sg, pipe, t)
 	}
 	if c.trace != nil {
 		c.trace.issue(c, sg, &sg.insts[sg.gi], t)
@@ -559,7 +531,7 @@ func (c *coreSim) issue(i int32) (ready int64, more bool) {
 	sg.ci = ci
 	if sg.ii < in.count {
 		// the next instruction of the group
-		r := max(t+m.sgInterval, sg.chain[ci&(maxChains-1)], sg.pipeBusy[pipe&(pipeRows-1)])
+		r := max(t+m.sgInterval, sg.chain[ci&(maxChains-1)], sg.pipeBusy[pipe])
 		sg.ready = r
 		return r, true
 	}
@@ -572,6 +544,63 @@ func (c *coreSim) issue(i int32) (ready int64, more bool) {
 	}
 	c.readyNext(sg, t, false)
 	return sg.ready, true
+}
+
+// arrive issues a barrier: simdgroup sg waits until its threadgroup's
+// simdgroups have all arrived and its stores are through.
+//
+//go:noinline
+func (c *coreSim) arrive(sg *sgRun) {
+	c.stats.issued++
+	sg.state = sgBarrier
+	sg.waitFrom = max(sg.ready, sg.done[doneStored])
+	tg := &c.tgs[sg.tg]
+	tg.arrived++
+	tg.arriveMax = max(tg.arriveMax, sg.waitFrom)
+	c.checkBarrier(tg)
+}
+
+// afterStalls returns the first time at or after t outside the launch stalls.
+//
+//go:noinline
+func (c *coreSim) afterStalls(t int64) int64 {
+	for _, s := range c.stalls {
+		if t >= s.b && t < s.e {
+			t = s.e
+		}
+	}
+	return t
+}
+
+// issueOther accounts an op the issue step's common cases do not cover
+// (device accesses, and any other combination of port and result) issued
+// at t.
+//
+//go:noinline
+func (c *coreSim) issueOther(sg *sgRun, pipe int, t int64) {
+	in := &sg.cur
+	var occ int64
+	if in.portOcc != 0 {
+		occ = c.portWait(pipe, in.portOcc, t)
+	}
+	if d := in.done; d != doneDevice {
+		// branch-free: ALU results also land on their chain (chain
+		// values only grow within a group, so the max is the result)
+		res := t + occ + int64(in.resLat)
+		sg.done[d] = max(sg.done[d], res)
+		ch := &sg.chain[sg.ci&(maxChains-1)]
+		*ch = max(*ch, res&int64(in.chainMask))
+	} else if in.class == isa.ClassDevStore {
+		sg.done[doneStored] = max(sg.done[doneStored], t+occ)
+		if sg.ii == 0 {
+			c.stats.dramBytes += float64(in.unique)
+			if c.dram != nil {
+				c.dram.reserve(float64(t), float64(in.unique))
+			}
+		}
+	} else {
+		sg.devReady = max(sg.devReady, t+occ+c.loadLatency(sg, in, t)+int64(in.latency))
+	}
 }
 
 // endSection moves simdgroup i past the end of its current section.
