@@ -424,8 +424,8 @@ func chains(in *isa.Inst) int { return max(1, min(int(in.ILP), maxChains)) }
 // the same either way).
 func (c *coreSim) run(limit int64) {
 	q := &c.q
+	t := q.earliest()
 	for {
-		t := q.earliest()
 		if t > limit || t == math.MaxInt64 {
 			return
 		}
@@ -443,14 +443,18 @@ func (c *coreSim) run(limit int64) {
 		for {
 			r, more := c.issue(i)
 			if !more {
+				t = q.earliest()
 				break
 			}
-			if r > limit || r >= q.earliest() {
+			e := q.earliest()
+			if r > limit || r >= e {
 				if d := r - q.now; d >= 0 && d < calSize {
 					q.ringAppend(i, r)
 				} else {
-					q.push(c, i)
+					q.push(c, i) // queued at max(r, now)
 				}
+				// the queue's earliest is now min(e, that): no need to ask it
+				t = min(e, max(r, q.now))
 				break
 			}
 			q.advance(r)
