@@ -685,6 +685,12 @@ func (q *eventQueue) set(id int32, t float64) {
 		q.up(int32(len(q.heap)-1), e)
 		return
 	}
+	q.place(p, e)
+}
+
+// place puts e into hole p, whose old entry it replaces: up if it comes
+// before that entry, else down.
+func (q *eventQueue) place(p int32, e qEvent) {
 	if e.before(q.heap[p]) {
 		q.up(p, e)
 	} else {
@@ -702,13 +708,8 @@ func (q *eventQueue) remove(id int32) {
 	last := int32(len(q.heap) - 1)
 	e := q.heap[last]
 	q.heap = q.heap[:last]
-	if p == last {
-		return
-	}
-	if e.before(q.heap[p]) {
-		q.up(p, e)
-	} else {
-		q.down(p, e)
+	if p != last {
+		q.place(p, e)
 	}
 }
 
