@@ -71,3 +71,60 @@ func FuzzReadMulMatIDManifest(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseTableIndex feeds arbitrary bytes to ParseTableIndex (tables/
+// index.json of a golden set, as `simrun golden DIR` reads it): it must never
+// panic, and whatever it accepts must have tables with unique names, a known
+// element type of the stated size and a count that parseTableText can
+// allocate. Seed corpus: testdata/fuzz/FuzzParseTableIndex (the committed
+// index and broken variants).
+func FuzzParseTableIndex(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		x, err := ParseTableIndex(data)
+		if err != nil {
+			if x != nil {
+				t.Fatal("non-nil index with an error")
+			}
+			return
+		}
+		if len(x.Tables) == 0 {
+			t.Fatal("accepted an index without tables")
+		}
+		names := map[string]bool{}
+		for _, tab := range x.Tables {
+			n, ok := elementBytes(tab.ElementType)
+			if names[tab.Name] || tab.Name == "" || !ok || n != tab.ElementBytes || tab.Count < 1 || tab.Count > 1<<24 {
+				t.Fatalf("accepted table %+v", tab)
+			}
+			names[tab.Name] = true
+		}
+	})
+}
+
+// FuzzParseTableText feeds arbitrary text to parseTableText under a table
+// header of each element size: it must never panic, and what it accepts has
+// exactly the header's count of values, each within the element's bytes.
+// Seed corpus: testdata/fuzz/FuzzParseTableText.
+func FuzzParseTableText(f *testing.F) {
+	f.Fuzz(func(t *testing.T, text []byte, count uint16, size uint8) {
+		types := []string{"uint8", "uint16", "uint32", "uint64"}
+		typ := types[int(size)%len(types)]
+		n, _ := elementBytes(typ)
+		info := &TableInfo{Name: "fuzz", ElementType: typ, ElementBytes: n, Count: int(count)}
+		vals, err := parseTableText(text, info)
+		if err != nil {
+			if vals != nil {
+				t.Fatal("values with an error")
+			}
+			return
+		}
+		if len(vals) != info.Count {
+			t.Fatalf("accepted %d values under a header of %d", len(vals), info.Count)
+		}
+		for i, v := range vals {
+			if n < 8 && v>>(8*n) != 0 {
+				t.Fatalf("value %d = %#x does not fit %s", i, v, typ)
+			}
+		}
+	})
+}
