@@ -63,16 +63,6 @@ func dramPerStep(p *isa.Program, mem *progMem, repeat bool) float64 {
 	return w + a/float64(mem.actReuse)
 }
 
-// loopClass is a k-loop as core mixes simulate it: the program that stands
-// for it (Grid.Loop's choice, itself a function of the tile, so a mix never
-// depends on which tile of the class a run met first), the weight line pattern
-// and whether the weights come from a cache.
-type loopClass struct {
-	prog   *isa.Program
-	lines  *progMem
-	repeat bool
-}
-
 // mixResult is what the core model measured for one mix.
 type mixResult struct {
 	period periods // cycles per k-step for a threadgroup of each class in the mix
@@ -145,7 +135,7 @@ type coreCache struct {
 	keeper  *coreKeeper // the core models of coarse measurements kept (shared by a Simulator's caches)
 
 	classMu  sync.Mutex          // serialises class creation; guards loops and lineSets
-	loops    map[loopClass]int   // k-loop class -> the class id that represents it
+	loops    map[string]int      // k-loop class (its rank) -> the class id that represents it
 	lineSets map[string]*progMem // canonical line patterns
 }
 
@@ -161,7 +151,7 @@ type mixEntry struct {
 
 func newCoreCache(m *model, tgsPerCore int) *coreCache {
 	c := m.chip
-	return &coreCache{m: m, classes: map[classKey]int{}, mixes: map[string]*mixEntry{}, loops: map[loopClass]int{},
+	return &coreCache{m: m, classes: map[classKey]int{}, mixes: map[string]*mixEntry{}, loops: map[string]int{},
 		dramBPC: m.dramBPC / c.Cores.Value, tgsHint: tgsPerCore,
 		lineSets: map[string]*progMem{}, keeper: newCoreKeeper()}
 }
@@ -229,14 +219,22 @@ func (cc *coreCache) class(p *isa.Program, repeat bool, mem *progMem, loop *isa.
 	ci := &classInfo{classKey: k, mem: mem, mixID: id, dramBytes: dramPerStep(p, mem, repeat),
 		loopProg: loop, loopMem: loopMem}
 	if !p.Exit {
-		lc := loopClass{loop, loopMem.canonical(cc.lineSets), repeat}
-		if rep, ok := cc.loops[lc]; ok {
+		// a k-loop class is a k-loop as core mixes simulate it: the timing
+		// content of its program's prologue and body (Grid.Loop's program,
+		// itself a function of the tile), its weight line pattern and
+		// whether the weights come from a cache. Its rank, which orders the
+		// classes of a mix canonically (never by id or by which run met them
+		// first), renders exactly that, so equal content shares one class
+		// and its measured mixes, whatever kernel or variant the program
+		// came from.
+		lines := loopMem.canonical(cc.lineSets)
+		rank := fmt.Sprintf("%s#%s#%d#%s#%v", sectionSignature(loop, isa.SecBody, true),
+			sectionSignature(loop, isa.SecPrologue, true), loop.Steps, lines.key, repeat)
+		if rep, ok := cc.loops[rank]; ok {
 			ci.mixID = rep
 		} else {
-			// the rank orders classes canonically in a mix: by content, then
-			// by name (unique per program of a builder), never by id
-			cc.loops[lc] = id
-			ci.rank = fmt.Sprintf("%s#%s#%s#%v", bodySignature(loop), loop.Name, lc.lines.key, repeat)
+			cc.loops[rank] = id
+			ci.rank = rank
 		}
 	}
 	// the info is visible to mix measurements (its own k-loop's, for the
@@ -252,12 +250,18 @@ func (cc *coreCache) class(p *isa.Program, repeat bool, mem *progMem, loop *isa.
 	return id, instr
 }
 
-// bodySignature renders the timing-relevant content of a program's loop body.
-func bodySignature(p *isa.Program) string {
+// sectionSignature renders the timing content of a program's section: every
+// field of its simdgroups' instructions that the core model reads, or, with
+// withBytes false, all but the distinct bytes each touches (the instruction
+// stream alone: an edge tile's matches its interior tile's).
+func sectionSignature(p *isa.Program, sec isa.Section, withBytes bool) string {
 	var b []byte
-	for _, insts := range p.Timing().Insts[isa.SecBody] {
+	for _, insts := range p.Timing().Insts[sec] {
 		for _, in := range insts {
 			b = fmt.Appendf(b, "%d/%d/%d/%d/%d/%d;", in.Class, in.Count, in.ILP, in.Wait, in.Stream, in.Bytes)
+			if withBytes {
+				b = fmt.Appendf(b, "%d;", in.Unique)
+			}
 		}
 		b = append(b, '|')
 	}

@@ -630,10 +630,10 @@ func (g *gridSource) standIn(prog *isa.Program, mem *progMem) *isa.Program {
 			continue
 		}
 		if sig == "" {
-			sig = bodySignature(prog)
+			sig = sectionSignature(prog, isa.SecBody, false)
 		}
 		if g.shapeSigs[i] == "" {
-			g.shapeSigs[i] = bodySignature(sp)
+			g.shapeSigs[i] = sectionSignature(sp, isa.SecBody, false)
 		}
 		if g.shapeSigs[i] == sig {
 			return sp
