@@ -149,11 +149,14 @@ type SimStats struct {
 }
 
 // Simulator runs timing predictions and keeps what runs can share: program
-// builders, and per chip and kernel the measured core mixes. It is safe for
-// concurrent use; results do not depend on the order of runs.
+// builders, per chip and kernel the occupancy and memory patterns, and per
+// chip and occupancy the measured core mixes (a k-loop class is its timing
+// content, so kernels and variants whose loops time alike share their mixes).
+// It is safe for concurrent use; results do not depend on the order of runs.
 type Simulator struct {
 	mu       sync.Mutex
 	shared   map[shareKey]*shared
+	caches   map[cacheKey]*coreCache
 	builders map[builderKey]*tile.Builder
 	others   map[any]any // builders of the other kernels (matmul.go), by kernel key
 	keeper   *coreKeeper // coarse measurements' core models, for all kernels' caches
@@ -164,6 +167,16 @@ type shareKey struct {
 	kernel any
 }
 
+// cacheKey identifies what a core model and its measured mixes depend on
+// beyond the programs: the chip, whether weights are read as tiles (the
+// model's DRAM rate) and the resident threadgroups per core (the cache level
+// serving re-read lines).
+type cacheKey struct {
+	chip       *Chip
+	tiled      bool
+	tgsPerCore int
+}
+
 type builderKey struct {
 	kernel tile.Kernel
 	typeA  dequant.Type
@@ -171,9 +184,10 @@ type builderKey struct {
 	k      int
 }
 
-// shared is what the runs of one kernel on one chip share: the model, the
-// measured core mixes and the programs' memory patterns (all safe for
-// concurrent use) and the occupancy.
+// shared is what the runs of one kernel on one chip share: the model and the
+// measured core mixes (those of the chip's cache for the kernel's occupancy),
+// the programs' memory patterns (all safe for concurrent use) and the
+// occupancy.
 type shared struct {
 	m    *model
 	cc   *coreCache
@@ -189,8 +203,8 @@ type memKey struct {
 
 // NewSimulator returns an empty simulator.
 func NewSimulator() *Simulator {
-	return &Simulator{shared: map[shareKey]*shared{}, builders: map[builderKey]*tile.Builder{}, others: map[any]any{},
-		keeper: newCoreKeeper()}
+	return &Simulator{shared: map[shareKey]*shared{}, caches: map[cacheKey]*coreCache{}, builders: map[builderKey]*tile.Builder{},
+		others: map[any]any{}, keeper: newCoreKeeper()}
 }
 
 // Simulate predicts the time of one MUL_MAT_ID (map0 + mul_mm_id) on a chip with
@@ -203,7 +217,8 @@ func Simulate(p tile.Problem, k tile.Kernel, chip *Chip, opt Options) (*Result, 
 // threadgroups in dispatch order, each with its program.
 type Grid struct {
 	// Kernel is a comparable key of the kernel and its operand types: grids
-	// with equal keys on one chip share programs and measured core mixes.
+	// with equal keys on one chip share programs, memory patterns and the
+	// occupancy (measured core mixes are shared by content, across kernels).
 	Kernel any
 	// Shape holds the programs whose registers and threadgroup memory set the
 	// occupancy: the compiled kernel has one register count, the largest of
@@ -264,10 +279,14 @@ func (s *Simulator) share(g *Grid, chip *Chip) (*shared, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := newModel(chip, g.TiledWeights)
-	cc := newCoreCache(m, occ.TGsPerCore)
-	cc.keeper = s.keeper
-	sh := &shared{m: m, cc: cc, occ: occ, regs: regs}
+	ck := cacheKey{chip, g.TiledWeights, occ.TGsPerCore}
+	cc := s.caches[ck]
+	if cc == nil {
+		cc = newCoreCache(newModel(chip, g.TiledWeights), occ.TGsPerCore)
+		cc.keeper = s.keeper
+		s.caches[ck] = cc
+	}
+	sh := &shared{m: cc.m, cc: cc, occ: occ, regs: regs}
 	s.shared[key] = sh
 	return sh, nil
 }

@@ -140,6 +140,38 @@ func TestConcurrentRunsShareMixes(t *testing.T) {
 	}
 }
 
+// TestVariantsShareMixes: on the simdgroup path the half-tile variant's full
+// tiles time exactly like upstream's (same instructions; it differs in the
+// other tiles), so after an upstream run a halftile run on the same Simulator
+// reuses those measured mixes: it simulates fewer instructions than on a
+// fresh Simulator and predicts the same bits.
+func TestVariantsShareMixes(t *testing.T) {
+	chip := mustChip(t, "M1 Pro 16-core GPU")
+	p := smallProblem
+	p.Tokens = 512 // mostly full tiles
+	up := tile.Kernel{Variant: tile.Upstream(), Path: tile.Simdgroup}
+	half := tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}
+	alone, err := sim.NewSimulator().Run(p, half, chip, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sim.NewSimulator()
+	if _, err := s.Run(p, up, chip, sim.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := s.Run(p, half, chip, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := modelOutputs(t, after), modelOutputs(t, alone); got != want {
+		t.Errorf("halftile after upstream:\n%s\nalone:\n%s", got, want)
+	}
+	if after.Sim.Instructions >= alone.Sim.Instructions {
+		t.Errorf("halftile after upstream simulated %d instructions, alone %d: want fewer (the full tiles' mixes are upstream's)",
+			after.Sim.Instructions, alone.Sim.Instructions)
+	}
+}
+
 // TestFastAgreesWithDetailed: the fast engine (cached core mixes, threadgroup
 // events) predicts what the detailed engine (every instruction) does.
 func TestFastAgreesWithDetailed(t *testing.T) {
