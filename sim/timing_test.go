@@ -144,7 +144,8 @@ func TestConcurrentRunsShareMixes(t *testing.T) {
 // tiles time exactly like upstream's (same instructions; it differs in the
 // other tiles), so after an upstream run a halftile run on the same Simulator
 // reuses those measured mixes: it simulates fewer instructions than on a
-// fresh Simulator and predicts the same bits.
+// fresh Simulator and predicts the same bits, also when the two run
+// concurrently (racing to measure the mixes they share).
 func TestVariantsShareMixes(t *testing.T) {
 	chip := mustChip(t, "M1 Pro 16-core GPU")
 	p := smallProblem
@@ -169,6 +170,33 @@ func TestVariantsShareMixes(t *testing.T) {
 	if after.Sim.Instructions >= alone.Sim.Instructions {
 		t.Errorf("halftile after upstream simulated %d instructions, alone %d: want fewer (the full tiles' mixes are upstream's)",
 			after.Sim.Instructions, alone.Sim.Instructions)
+	}
+	upAlone, err := sim.NewSimulator().Run(p, up, chip, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), 2))
+	defer runtime.GOMAXPROCS(prev)
+	s = sim.NewSimulator()
+	kernels := []tile.Kernel{up, half}
+	got := make([]*sim.Result, len(kernels))
+	errs := make([]error, len(kernels))
+	var wg sync.WaitGroup
+	for i, k := range kernels {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], errs[i] = s.Run(p, k, chip, sim.Options{})
+		}()
+	}
+	wg.Wait()
+	for i, want := range []*sim.Result{upAlone, alone} {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if g, w := modelOutputs(t, got[i]), modelOutputs(t, want); g != w {
+			t.Errorf("%v concurrently with the other variant:\n%s\nalone:\n%s", kernels[i], g, w)
+		}
 	}
 }
 
