@@ -310,8 +310,13 @@ type coreSim struct {
 	stalls    []stall64 // threadgroup launches: no partition issues meanwhile
 	// yieldFinished makes run return as soon as a threadgroup finishes
 	yieldFinished bool
-	dram          *dramServer
-	trace         traceSink
+	// sharedOnly makes run's limit bound only what other cores see: device
+	// accesses (the chip's DRAM channel serves them in time order) and,
+	// with yieldFinished, threadgroup finishes (the dispatch order). The
+	// rest of the core runs ahead (the detailed engine without a trace).
+	sharedOnly bool
+	dram       *dramServer
+	trace      traceSink
 }
 
 func newCoreSim(m *model) *coreSim {
@@ -417,7 +422,8 @@ func (c *coreSim) readyNext(sg *sgRun, t int64, fresh bool) {
 
 func chains(in *isa.Inst) int { return max(1, min(int(in.ILP), maxChains)) }
 
-// run issues instructions until none is ready at or before limit, or, when
+// run issues instructions until none is ready at or before limit (with
+// sharedOnly: until the next is a device access after limit), or, when
 // yieldFinished is set, until a threadgroup finishes (the detailed engine
 // dispatches the next one). A simdgroup whose next instruction is ready before
 // anything queued keeps issuing without going through the queue (the order is
@@ -427,7 +433,9 @@ func (c *coreSim) run(limit int64) {
 	t := q.earliest()
 	for {
 		if t > limit || t == math.MaxInt64 {
-			return
+			if t == math.MaxInt64 || !c.sharedOnly || c.sharedNext() {
+				return
+			}
 		}
 		// the first simdgroup of bucket t (calendar.pop and push are
 		// written out here)
@@ -447,7 +455,7 @@ func (c *coreSim) run(limit int64) {
 				break
 			}
 			e := q.earliest()
-			if r > limit || r >= e {
+			if r >= e || r > limit && (!c.sharedOnly || c.sgs[i].cur.done == doneDevice) {
 				if d := r - q.now; d >= 0 && d < calSize {
 					q.ringAppend(i, r)
 				} else {
@@ -463,6 +471,18 @@ func (c *coreSim) run(limit int64) {
 			return
 		}
 	}
+}
+
+// sharedNext reports whether the queue's first simdgroup (the queue is not
+// empty) issues a device access next, which other cores see through the DRAM
+// channel.
+func (c *coreSim) sharedNext() bool {
+	q := &c.q
+	i := q.head[q.earliest()&calMask]
+	if q.occ == 0 {
+		i = q.far[0].i // the earliest of the far heap leads the ring once it enters
+	}
+	return c.sgs[i].cur.done == doneDevice
 }
 
 // nextTime returns the time of the earliest pending issue, or math.MaxInt64.

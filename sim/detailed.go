@@ -5,9 +5,14 @@ import (
 )
 
 // The detailed engine: every simdgroup instruction of every threadgroup on every
-// core, in one global time order, with one chip-wide DRAM channel. Threadgroups
-// are dispatched like in the fast engine (linear order, round-robin first, then
-// one per freed slot, through each core's serial launcher).
+// core, with one chip-wide DRAM channel. Threadgroups are dispatched like in the
+// fast engine (linear order, round-robin first, then one per freed slot, through
+// each core's serial launcher). What cores share happens in one global time
+// order: device accesses (the DRAM channel serves them in that order) and
+// threadgroup finishes (which core gets the next threadgroup). Between two such
+// events a core touches nothing another core sees, so it runs ahead of the
+// others without changing the result (TestDetailedRunAheadIsExact); with a trace
+// sink, which is told every issue in global order, every issue waits its turn.
 
 type detailedResult struct {
 	cycles float64
@@ -46,6 +51,9 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 		cs[i].weightLvl, cs[i].actLvl = wl, al
 		cs[i].trace = trace
 		cs[i].yieldFinished = true
+		// a trace is told every issue in global time order; without one,
+		// only device accesses and finishes need that order
+		cs[i].sharedOnly = trace == nil
 	}
 	next, n := 0, src.len()
 	dispatch := func(ci int, t int64) {
@@ -73,10 +81,11 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 			dispatch(ci, 0)
 		}
 	}
-	// heap of cores by their next issue time; a core's time changes only when
-	// it issues (the cores share nothing that moves another core's queue: a
-	// DRAM transfer's completion is fixed when it is issued), so each core's
-	// key is computed once per issue, not at every comparison
+	// heap of cores by the time of their next shared event (their next issue
+	// with a trace sink); a core's key changes only when it runs (the cores
+	// share nothing that moves another core's queue: a DRAM transfer's
+	// completion is fixed when it is issued), so each core's key is computed
+	// once per turn, not at every comparison
 	h := make([]int, cores)
 	pos := make([]int, cores)
 	keys := make([]int64, cores)
@@ -129,15 +138,20 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 		down(j)
 	}
 	res := detailedResult{busy: make([]float64, cores)}
+	// a core whose threadgroup finished after its turn (it ran ahead) waits
+	// with the finish until its turn: the next threadgroup goes to the cores
+	// in the order of their finishes
+	waiting := make([]bool, cores)
 	for {
 		ci := h[0]
 		core := cs[ci]
 		if keys[ci] == math.MaxInt64 {
 			break // the earliest core has nothing left: all cores are done
 		}
-		// The root core issues while its next issue comes before every other
-		// core's, (time, core index) ordered: no other core's queue moves
-		// meanwhile, so this is the global order without a heap step per issue.
+		// The root core's shared events (every issue, with a trace) go on while
+		// they come before every other core's, (time, core index) ordered: no
+		// other core's queue moves meanwhile, so this is the global order
+		// without a heap step per event.
 		rt, rc := int64(math.MaxInt64), cores
 		for _, j := range [2]int{1, 2} {
 			if j < len(h) && (keys[h[j]] < rt || keys[h[j]] == rt && h[j] < rc) {
@@ -150,8 +164,15 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 			limit--
 		}
 		for {
-			core.run(limit)
+			if !waiting[ci] {
+				core.run(limit)
+			}
+			waiting[ci] = false
 			if len(core.finished) == 0 {
+				break
+			}
+			if core.q.now > limit {
+				waiting[ci] = true
 				break
 			}
 			for _, slot := range core.finished {
@@ -171,6 +192,9 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 			break
 		}
 		keys[ci] = core.nextTime()
+		if waiting[ci] {
+			keys[ci] = core.q.now // the finish's turn
+		}
 		down(pos[ci])
 		up(pos[ci])
 	}
