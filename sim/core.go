@@ -455,7 +455,7 @@ func (c *coreSim) run(limit int64) {
 				break
 			}
 			e := q.earliest()
-			if r >= e || r > limit && (!c.sharedOnly || c.sgs[i].cur.done == doneDevice) {
+			if r >= e || r > limit && (!c.sharedOnly || c.usesDRAM(&c.sgs[i])) {
 				if d := r - q.now; d >= 0 && d < calSize {
 					q.ringAppend(i, r)
 				} else {
@@ -474,15 +474,14 @@ func (c *coreSim) run(limit int64) {
 }
 
 // sharedNext reports whether the queue's first simdgroup (the queue is not
-// empty) issues a device access next, which other cores see through the DRAM
-// channel.
+// empty) next issues what other cores see: a transfer on the DRAM channel.
 func (c *coreSim) sharedNext() bool {
 	q := &c.q
 	i := q.head[q.earliest()&calMask]
 	if q.occ == 0 {
 		i = q.far[0].i // the earliest of the far heap leads the ring once it enters
 	}
-	return c.sgs[i].cur.done == doneDevice
+	return c.usesDRAM(&c.sgs[i])
 }
 
 // nextTime returns the time of the earliest pending issue, or math.MaxInt64.
@@ -701,7 +700,6 @@ func (c *coreSim) checkBarrier(tg *tgRun) {
 // issued at t, and accounts its DRAM traffic.
 func (c *coreSim) loadLatency(sg *sgRun, in *op, t int64) int64 {
 	lvl := lvlL2
-	var dramBytes float64
 	switch in.stream {
 	case isa.StreamCodebook:
 		lvl = lvlL1
@@ -717,15 +715,10 @@ func (c *coreSim) loadLatency(sg *sgRun, in *op, t int64) int64 {
 		} else {
 			lvl = c.weightLvl
 		}
-		if sg.ii == 0 && !tg.repeat {
-			dramBytes = float64(in.unique)
-		}
 	case isa.StreamActivations:
 		lvl = c.actLvl
-		if sg.ii == 0 {
-			dramBytes = float64(in.unique) / float64(c.tgs[sg.tg].mem.actReuse)
-		}
 	}
+	dramBytes := c.loadDRAMBytes(sg, in)
 	c.stats.levelHits[lvl]++
 	if sg.ii == 0 {
 		c.stats.levelBytes[lvl] += float64(in.unique)
@@ -739,6 +732,39 @@ func (c *coreSim) loadLatency(sg *sgRun, in *op, t int64) int64 {
 		}
 	}
 	return lat
+}
+
+// loadDRAMBytes returns the DRAM bytes a device load group's instruction
+// brings in (counted once per group, at its first instruction): a tile's new
+// weight bytes, unless a neighbouring threadgroup just read them, and its
+// share of the activation rows' bytes.
+func (c *coreSim) loadDRAMBytes(sg *sgRun, in *op) float64 {
+	if sg.ii != 0 {
+		return 0
+	}
+	switch in.stream {
+	case isa.StreamWeights:
+		if !c.tgs[sg.tg].repeat {
+			return float64(in.unique)
+		}
+	case isa.StreamActivations:
+		return float64(in.unique) / float64(c.tgs[sg.tg].mem.actReuse)
+	}
+	return 0
+}
+
+// usesDRAM reports whether sg's current instruction, issued next, queues a
+// transfer on the DRAM channel (issueOther: a device store's first
+// instruction, a load with DRAM bytes).
+func (c *coreSim) usesDRAM(sg *sgRun) bool {
+	in := &sg.cur
+	if in.done != doneDevice {
+		return false
+	}
+	if in.class == isa.ClassDevStore {
+		return sg.ii == 0
+	}
+	return c.loadDRAMBytes(sg, in) > 0
 }
 
 // portWait occupies the shared port of pipe for occ cycles from t (or from
