@@ -433,7 +433,7 @@ func (c *coreSim) run(limit int64) {
 	t := q.earliest()
 	for {
 		if t > limit || t == math.MaxInt64 {
-			if t == math.MaxInt64 || !c.sharedOnly || c.sharedNext() {
+			if t == math.MaxInt64 || !c.sharedOnly || c.sharedNext(t) {
 				return
 			}
 		}
@@ -473,11 +473,12 @@ func (c *coreSim) run(limit int64) {
 	}
 }
 
-// sharedNext reports whether the queue's first simdgroup (the queue is not
-// empty) next issues what other cores see: a transfer on the DRAM channel.
-func (c *coreSim) sharedNext() bool {
+// sharedNext reports whether the queue's first simdgroup, due at t (the
+// queue's earliest time), next issues what other cores see: a transfer on the
+// DRAM channel.
+func (c *coreSim) sharedNext(t int64) bool {
 	q := &c.q
-	i := q.head[q.earliest()&calMask]
+	i := q.head[t&calMask]
 	if q.occ == 0 {
 		i = q.far[0].i // the earliest of the far heap leads the ring once it enters
 	}
