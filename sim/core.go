@@ -310,8 +310,8 @@ type coreSim struct {
 	stalls    []stall64 // threadgroup launches: no partition issues meanwhile
 	// yieldFinished makes run return as soon as a threadgroup finishes
 	yieldFinished bool
-	// sharedOnly makes run's limit bound only what other cores see: device
-	// accesses (the chip's DRAM channel serves them in time order) and,
+	// sharedOnly makes run's limit bound only what other cores see: DRAM
+	// transfers (the chip's channel serves them in time order) and,
 	// with yieldFinished, threadgroup finishes (the dispatch order). The
 	// rest of the core runs ahead (the detailed engine without a trace).
 	sharedOnly bool
@@ -423,7 +423,7 @@ func (c *coreSim) readyNext(sg *sgRun, t int64, fresh bool) {
 func chains(in *isa.Inst) int { return max(1, min(int(in.ILP), maxChains)) }
 
 // run issues instructions until none is ready at or before limit (with
-// sharedOnly: until the next is a device access after limit), or, when
+// sharedOnly: until the next is a DRAM transfer after limit), or, when
 // yieldFinished is set, until a threadgroup finishes (the detailed engine
 // dispatches the next one). A simdgroup whose next instruction is ready before
 // anything queued keeps issuing without going through the queue (the order is

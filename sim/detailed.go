@@ -8,7 +8,7 @@ import (
 // core, with one chip-wide DRAM channel. Threadgroups are dispatched like in the
 // fast engine (linear order, round-robin first, then one per freed slot, through
 // each core's serial launcher). What cores share happens in one global time
-// order: device accesses (the DRAM channel serves them in that order) and
+// order: DRAM transfers (the channel serves them in that order) and
 // threadgroup finishes (which core gets the next threadgroup). Between two such
 // events a core touches nothing another core sees, so it runs ahead of the
 // others without changing the result (TestDetailedRunAheadIsExact); with a trace
@@ -52,7 +52,7 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 		cs[i].trace = trace
 		cs[i].yieldFinished = true
 		// a trace is told every issue in global time order; without one,
-		// only device accesses and finishes need that order
+		// only DRAM transfers and finishes need that order
 		cs[i].sharedOnly = trace == nil
 	}
 	next, n := 0, src.len()

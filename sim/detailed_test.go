@@ -17,7 +17,7 @@ func (n *nopTrace) issue(*coreSim, *sgRun, *isa.Inst, int64) { n.issues++ }
 func (n *nopTrace) barrier(*coreSim, *sgRun, int64, int64)   {}
 
 // TestDetailedRunAheadIsExact: without a trace, the detailed engine lets each
-// core run ahead of the others up to its next device access or threadgroup
+// core run ahead of the others up to its next DRAM transfer or threadgroup
 // finish (what other cores see: the DRAM channel, the dispatch order). The
 // result must be the one of the global instruction-by-instruction order,
 // bit for bit, on both paths, with early exits, several waves and DRAM
