@@ -724,6 +724,12 @@ func (q *eventQueue) pop() (int32, float64) {
 	return e.id, e.t
 }
 
+// put stores e at index i of the heap and records where it is.
+func (q *eventQueue) put(i int32, e qEvent) {
+	q.heap[i] = e
+	q.pos[e.id] = i
+}
+
 // up places e at hole i or above it, moving later parents down.
 func (q *eventQueue) up(i int32, e qEvent) {
 	for i > 0 {
@@ -731,12 +737,10 @@ func (q *eventQueue) up(i int32, e qEvent) {
 		if !e.before(q.heap[p]) {
 			break
 		}
-		q.heap[i] = q.heap[p]
-		q.pos[q.heap[i].id] = i
+		q.put(i, q.heap[p])
 		i = p
 	}
-	q.heap[i] = e
-	q.pos[e.id] = i
+	q.put(i, e)
 }
 
 // down places e at hole i or below it, moving earlier children up.
@@ -754,12 +758,10 @@ func (q *eventQueue) down(i int32, e qEvent) {
 		if !q.heap[k].before(e) {
 			break
 		}
-		q.heap[i] = q.heap[k]
-		q.pos[q.heap[i].id] = i
+		q.put(i, q.heap[k])
 		i = k
 	}
-	q.heap[i] = e
-	q.pos[e.id] = i
+	q.put(i, e)
 }
 
 // fastResult is what one fast-engine run produced.
