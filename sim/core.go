@@ -73,6 +73,7 @@ type op struct {
 	issue   int32   // pipe occupancy (pipes below pipeMem)
 	latency int32   // cycles to its result
 	resLat  int32   // latency added to the result time (0 for stores)
+	gap     int32   // cycles to the group's next instruction, chains aside: max(sg_issue_interval, its own pipe occupancy)
 	unique  uint32  // isa.Inst.Unique
 	count   int32   // simdgroup instructions in the group
 	class   isa.Class
@@ -146,8 +147,11 @@ func (m *model) code(p *isa.Program) *progCode {
 					unique: in.Unique, count: int32(in.Count),
 					class: in.Class, pipe: int8(cc.pipe), stream: in.Stream, nch: int8(chains(in))}
 				o.wpipe = int8(cc.pipe)
+				o.gap = int32(max(m.sgInterval, cc.issue))
 				if cc.pipe >= pipeMem {
+					// the memory pipes are shared ports, not the simdgroup's own
 					o.wpipe = pipeSink
+					o.gap = int32(m.sgInterval)
 				}
 				if cc.pipe == pipeTGMem || cc.pipe == pipeL1 {
 					o.portOcc = fmax(1, float64(in.Bytes)/m.portBPC[cc.pipe])
@@ -532,30 +536,41 @@ func (c *coreSim) issue(i int32) (ready int64, more bool) {
 	sg.pipeBusy[wp] = t + int64(in.issue)
 	c.stats.pipeBusy[wp] += float64(in.issue)
 	c.stats.issued++
+	// the chain of the group's next instruction, read before this one
+	// writes its own: when they are the same chain (one chain), the value
+	// this one writes is added below (chain values only grow within a
+	// group), so the next issue time does not wait for the store
+	ci0 := sg.ci
+	ci := ci0 + 1
+	ci &= (ci - sg.nch) >> 31 // wraps to 0 at nch, without a branch
+	sg.ci = ci
+	next := sg.chain[ci&(maxChains-1)]
 	switch in.kind {
 	case kindALU:
 		// no port; the result also lands on the op's chain
 		res := t + int64(in.resLat)
 		sg.done[doneALU] = max(sg.done[doneALU], res)
-		sg.chain[sg.ci&(maxChains-1)] = res
+		sg.chain[ci0&(maxChains-1)] = res
+		same := int64((sg.nch - 2) >> 31) // -1 if one chain (ci == ci0)
+		next = max(next, res&same)
 	case kindTG:
 		res := t + c.portWait(pipe, in.portOcc, t) + int64(in.resLat)
 		d := in.done & (doneSlots - 1)
 		sg.done[d] = max(sg.done[d], res)
 	default:
-		c.issueOther(sg, pipe, t)
+		c.issueOther(sg, ci0, pipe, t)
+		next = sg.chain[ci&(maxChains-1)]
 	}
 	if c.trace != nil {
 		c.trace.issue(c, sg, &sg.insts[sg.gi], t)
 	}
 	// advance
 	sg.ii++
-	ci := sg.ci + 1
-	ci &= (ci - sg.nch) >> 31 // wraps to 0 at nch, without a branch
-	sg.ci = ci
 	if sg.ii < in.count {
-		// the next instruction of the group
-		r := max(t+m.sgInterval, sg.chain[ci&(maxChains-1)], sg.pipeBusy[pipe])
+		// the next instruction of the group: its own pipe is busy until
+		// t+in.issue (just written to sg.pipeBusy; the gap has it without
+		// reading that back)
+		r := max(t+int64(in.gap), next)
 		sg.ready = r
 		return r, true
 	}
@@ -601,7 +616,7 @@ func (c *coreSim) afterStalls(t int64) int64 {
 // at t.
 //
 //go:noinline
-func (c *coreSim) issueOther(sg *sgRun, pipe int, t int64) {
+func (c *coreSim) issueOther(sg *sgRun, ci int32, pipe int, t int64) {
 	in := &sg.cur
 	var occ int64
 	if in.portOcc != 0 {
@@ -612,7 +627,7 @@ func (c *coreSim) issueOther(sg *sgRun, pipe int, t int64) {
 		// values only grow within a group, so the max is the result)
 		res := t + occ + int64(in.resLat)
 		sg.done[d] = max(sg.done[d], res)
-		ch := &sg.chain[sg.ci&(maxChains-1)]
+		ch := &sg.chain[ci&(maxChains-1)]
 		*ch = max(*ch, res&int64(in.chainMask))
 	} else if in.class == isa.ClassDevStore {
 		sg.done[doneStored] = max(sg.done[doneStored], t+occ)
