@@ -69,13 +69,13 @@ type model struct {
 // occupancy and latency in whole cycles and its port occupancy, looked up once
 // per program instead of at every issue.
 type op struct {
-	portOcc float64 // threadgroup-memory or L1 port cycles: max(1, bytes / port bytes per cycle)
-	issue   int32   // pipe occupancy (pipes below pipeMem)
-	latency int32   // cycles to its result
-	resLat  int32   // latency added to the result time (0 for stores)
-	gap     int32   // cycles to the group's next instruction, chains aside: max(sg_issue_interval, its own pipe occupancy)
-	unique  uint32  // isa.Inst.Unique
-	count   int32   // simdgroup instructions in the group
+	portOcc int64  // threadgroup-memory or L1 port time, max(1, bytes / port bytes per cycle), in port units
+	issue   int32  // pipe occupancy (pipes below pipeMem)
+	latency int32  // cycles to its result
+	resLat  int32  // latency added to the result time (0 for stores)
+	gap     int32  // cycles to the group's next instruction, chains aside: max(sg_issue_interval, its own pipe occupancy)
+	unique  uint32 // isa.Inst.Unique
+	count   int32  // simdgroup instructions in the group
 	class   isa.Class
 	pipe    int8
 	stream  isa.Stream
@@ -154,7 +154,7 @@ func (m *model) code(p *isa.Program) *progCode {
 					o.gap = int32(m.sgInterval)
 				}
 				if cc.pipe == pipeTGMem || cc.pipe == pipeL1 {
-					o.portOcc = fmax(1, float64(in.Bytes)/m.portBPC[cc.pipe])
+					o.portOcc = portUnits(fmax(1, float64(in.Bytes)/m.portBPC[cc.pipe]))
 				}
 				o.devMask = waitMask(in.Wait, isa.WaitDevice)
 				o.tgMask = waitMask(in.Wait, isa.WaitTG)
@@ -303,7 +303,7 @@ type coreSim struct {
 	// each pipe of each partition is free, as time<<quadBits | partition
 	quadFree  [maxQuads]int64
 	pipeFree  [pipeRows][maxQuads]int64
-	portFree  [numPipes]float64
+	portFree  [numPipes]int64 // in port units
 	sgs       []sgRun
 	tgs       []tgRun
 	q         calendar
@@ -785,14 +785,26 @@ func (c *coreSim) usesDRAM(sg *sgRun) bool {
 
 // portWait occupies the shared port of pipe for occ cycles from t (or from
 // when it is free) and returns the cycles from t until it is through.
-func (c *coreSim) portWait(pipe int, occ float64, t int64) int64 {
-	// the max of two non-negative floats is the max of their bit patterns
-	// (an integer max: cheaper than the NaN-aware float max)
-	start := math.Float64frombits(max(math.Float64bits(float64(t)), math.Float64bits(c.portFree[pipe])))
-	c.portFree[pipe] = start + occ
-	c.stats.pipeBusy[pipe] += occ
-	return cyc(start+occ) - t
+func (c *coreSim) portWait(pipe int, occ int64, t int64) int64 {
+	end := max(t<<portBits, c.portFree[pipe]) + occ
+	c.portFree[pipe] = end
+	c.stats.pipeBusy[pipe] += float64(occ) / portOne // exact (occ < 2^53)
+	return (end+portOne-1)>>portBits - t             // whole cycles, rounded up
 }
+
+// Port times are fixed point, portOne units per cycle: integer arithmetic
+// keeps a shared port's free time, which every access to it waits on, off
+// the float unit's latencies. An occupancy, bytes over the port's bytes per
+// cycle, is exact in these units when the port's bytes per cycle is a power of
+// two up to 2^portBits (64 or 128 on every embedded chip); other values round
+// to the nearest unit, a millionth of a cycle.
+const (
+	portBits = 20
+	portOne  = 1 << portBits
+)
+
+// portUnits converts port cycles to port units, rounded to the nearest.
+func portUnits(x float64) int64 { return int64(math.Round(x * portOne)) }
 
 // stall64 is an interval of cycles in which the core issues nothing.
 type stall64 struct{ b, e int64 }
