@@ -58,6 +58,25 @@ func (q *calendar) push(c *coreSim, i int32) {
 	q.ringAppend(i, t)
 }
 
+// take takes the first simdgroup off bucket t, the queue's earliest time.
+func (q *calendar) take(t int64) int32 {
+	b := t & calMask
+	i := q.head[b]
+	h := q.next[i+1]
+	q.head[b] = h
+	q.occ &^= 1 << b & uint64(int64(h>>31)) // cleared when the bucket empties
+	return i
+}
+
+// queueAt queues simdgroup i, whose sg.ready is r, at max(r, now).
+func (q *calendar) queueAt(c *coreSim, i int32, r int64) {
+	if d := r - q.now; d >= 0 && d < calSize {
+		q.ringAppend(i, r)
+	} else {
+		q.push(c, i)
+	}
+}
+
 func (q *calendar) ringAppend(i int32, t int64) {
 	// branch-free: an empty bucket's missing tail is the dummy link
 	// next[0] (simdgroup i links through next[i+1])

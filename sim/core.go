@@ -430,8 +430,11 @@ func chains(in *isa.Inst) int { return max(1, min(int(in.ILP), maxChains)) }
 // sharedOnly: until the next is a DRAM transfer after limit), or, when
 // yieldFinished is set, until a threadgroup finishes (the detailed engine
 // dispatches the next one). A simdgroup whose next instruction is ready before
-// anything queued keeps issuing without going through the queue (the order is
-// the same either way).
+// anything queued keeps issuing without going through the queue, and one that
+// goes back to it is queued after the next one has left it (it goes behind
+// that one either way): the order is the same as popping and pushing one at a
+// time, and the next issue step's loads do not wait for the stores that queue
+// the last simdgroup.
 func (c *coreSim) run(limit int64) {
 	q := &c.q
 	t := q.earliest()
@@ -441,16 +444,10 @@ func (c *coreSim) run(limit int64) {
 				return
 			}
 		}
-		// the first simdgroup of bucket t (calendar.pop and push are
-		// written out here)
 		if q.occ == 0 {
 			q.advance(t) // the far heap's first entries enter the empty ring
 		}
-		b := t & calMask
-		i := q.head[b]
-		h := q.next[i+1]
-		q.head[b] = h
-		q.occ &^= 1 << b & uint64(int64(h>>31)) // cleared when the bucket empties
+		i := q.take(t)
 		q.advance(t)
 		for {
 			r, more := c.issue(i)
@@ -459,14 +456,33 @@ func (c *coreSim) run(limit int64) {
 				break
 			}
 			e := q.earliest()
-			if r >= e || r > limit && (!c.sharedOnly || c.usesDRAM(&c.sgs[i])) {
-				if d := r - q.now; d >= 0 && d < calSize {
-					q.ringAppend(i, r)
-				} else {
-					q.push(c, i) // queued at max(r, now)
+			if r >= e {
+				if e <= limit {
+					// the next simdgroup, the first at e, leaves the queue
+					// before i joins it at r >= e (behind it, as it
+					// would be): the loads of that step need not wait
+					// for r
+					if q.occ == 0 {
+						q.advance(e)
+					}
+					j := q.take(e)
+					q.advance(e)
+					if r-e < calSize {
+						q.ringAppend(i, r)
+					} else {
+						q.push(c, i)
+					}
+					i = j
+					continue
 				}
-				// the queue's earliest is now min(e, that): no need to ask it
-				t = min(e, max(r, q.now))
+				q.queueAt(c, i, r)
+				t = e
+				break
+			}
+			if r > limit && (!c.sharedOnly || c.usesDRAM(&c.sgs[i])) {
+				q.queueAt(c, i, r)
+				// the queue's earliest is now min(e, that) = that
+				t = max(r, q.now)
 				break
 			}
 			q.advance(r)
