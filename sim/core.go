@@ -261,7 +261,7 @@ type sgRun struct {
 	devReady int64
 	done     [doneSlots]int64 // when the last ALU result, threadgroup load and store are done
 	waitFrom int64            // arrival at the current barrier
-	pipeBusy [pipeRows]int64  // this simdgroup's own occupancy of each issue pipe
+	pipeBusy [pipeRows]int64  // until when this simdgroup's groups so far occupy each issue pipe (set as a group ends)
 	chain    [maxChains]int64 // ILP chains of the current group
 	ci, nch  int32            // next chain, chains in the current group
 }
@@ -294,6 +294,22 @@ type coreStats struct {
 	levelHits  [numLevels]int64
 	levelBytes [numLevels]float64 // distinct device bytes each memory level served
 	dramBytes  float64
+}
+
+// settled returns the core's statistics with the instructions of the groups
+// in progress counted (issue counts a group's instructions and their pipe
+// occupancy when the group ends). The pipe rows it adds to hold whole cycles,
+// so the sums are exact in any order.
+func (c *coreSim) settled() coreStats {
+	s := c.stats
+	for i := range c.sgs {
+		sg := &c.sgs[i]
+		if sg.ii > 0 {
+			s.issued += int64(sg.ii)
+			s.pipeBusy[sg.cur.wpipe&(pipeRows-1)] += float64(int64(sg.ii) * int64(sg.cur.issue))
+		}
+	}
+	return s
 }
 
 // coreSim simulates one core.
@@ -549,9 +565,6 @@ func (c *coreSim) issue(i int32) (ready int64, more bool) {
 	c.quadFree[q] = (t+m.dispatch)<<quadBits | int64(q)
 	wp := in.wpipe & (pipeRows - 1)
 	c.pipeFree[wp][q] = (t+int64(in.issue))<<quadBits | int64(q)
-	sg.pipeBusy[wp] = t + int64(in.issue)
-	c.stats.pipeBusy[wp] += float64(in.issue)
-	c.stats.issued++
 	// the chain of the group's next instruction, read before this one
 	// writes its own: when they are the same chain (one chain), the value
 	// this one writes is added below (chain values only grow within a
@@ -584,12 +597,16 @@ func (c *coreSim) issue(i int32) (ready int64, more bool) {
 	sg.ii++
 	if sg.ii < in.count {
 		// the next instruction of the group: its own pipe is busy until
-		// t+in.issue (just written to sg.pipeBusy; the gap has it without
-		// reading that back)
+		// t+in.issue (the gap has it)
 		r := max(t+int64(in.gap), next)
 		sg.ready = r
 		return r, true
 	}
+	// the group's instructions are counted when it ends (coreSim.settled
+	// adds the groups in progress)
+	c.stats.issued += int64(in.count)
+	c.stats.pipeBusy[wp] += float64(int64(in.count) * int64(in.issue))
+	sg.pipeBusy[wp] = t + int64(in.issue) // for the next groups (the gap covers this one's)
 	sg.ii = 0
 	sg.gi++
 	if int(sg.gi) == len(sg.ops) {

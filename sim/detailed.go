@@ -200,7 +200,7 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 	}
 	for ci, core := range cs {
 		res.cycles = math.Max(res.cycles, res.busy[ci])
-		res.instr += core.stats.issued
+		res.instr += core.settled().issued
 		res.idleSG += core.stats.barrierSG
 		for l := range res.levels {
 			res.levels[l] += core.stats.levelBytes[l]

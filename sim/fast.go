@@ -308,7 +308,7 @@ func (cc *coreCache) overhead(ci *classInfo) (float64, int64) {
 	steps := min(ci.prog.Steps, overheadSteps)
 	cs.tgs[slot].steps = steps
 	cs.run(math.MaxInt64)
-	instr := cs.stats.issued
+	instr := cs.settled().issued
 	total := float64(cs.tgs[0].finish)
 	if ci.prog.Exit || steps == 0 {
 		return total, instr
@@ -389,7 +389,7 @@ func (cc *coreCache) mix(key []byte, ids []int, p precision) (*mixResult, int64)
 func (cc *coreCache) measure(ids []int, info []*classInfo, cover int, cs *coreSim) (*mixResult, *coreSim) {
 	var before int64 // instructions simulated before this call (a shorter measurement's)
 	if cs != nil {
-		before = cs.stats.issued
+		before = cs.settled().issued
 	} else {
 		cs = cc.newCore()
 		nsg := 0
@@ -434,7 +434,7 @@ func (cc *coreCache) measure(ids []int, info []*classInfo, cover int, cs *coreSi
 		r.period[i].p /= count.of(r.period[i].id)
 	}
 	el := float64(max(t1, 1))
-	r.instr = cs.stats.issued - before
+	r.instr = cs.settled().issued - before
 	r.util = cs.utilization(el)
 	r.idleSG = cs.stats.barrierSG / el
 	for l := range r.levels {
@@ -446,7 +446,7 @@ func (cc *coreCache) measure(ids []int, info []*classInfo, cover int, cs *coreSi
 // utilization returns the busy fractions of a core over el cycles.
 func (c *coreSim) utilization(el float64) utilization {
 	q := float64(c.m.quads)
-	s := &c.stats
+	s := c.settled()
 	n := s.issued
 	u := utilization{
 		FMA:    s.pipeBusy[pipeFMA] / (el * q),
