@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/metalsim/metalsim/isa"
 	"github.com/metalsim/metalsim/tile"
 )
 
@@ -47,6 +48,73 @@ func TestFineGoesOnFromCoarse(t *testing.T) {
 		fresh.instr, cont.instr = 0, 0
 		if !reflect.DeepEqual(fresh, cont) {
 			t.Errorf("%s: continued fine measurement differs from a fresh one:\nfresh     %+v\ncontinued %+v", tc.chip, *fresh, *cont)
+		}
+	}
+}
+
+// countTrace counts what a core issues, instruction by instruction: the
+// instructions (barriers aside) and the issue-pipe cycles they occupy.
+type countTrace struct {
+	m        *model
+	issues   int64
+	pipeBusy [pipeRows]float64
+	released int64 // barrier arrivals released
+}
+
+func (n *countTrace) issue(_ *coreSim, _ *sgRun, in *isa.Inst, _ int64) {
+	n.issues++
+	if cc := n.m.cls[in.Class]; cc.pipe < pipeMem {
+		n.pipeBusy[cc.pipe] += float64(cc.issue)
+	}
+}
+
+func (n *countTrace) barrier(*coreSim, *sgRun, int64, int64) { n.released++ }
+
+// TestSettledCountsEveryIssue: the issue step counts a group's instructions
+// and pipe cycles when the group ends; settled must add the groups in
+// progress, so that, stopped anywhere, a core's statistics count what it
+// issued one by one.
+func TestSettledCountsEveryIssue(t *testing.T) {
+	for _, tc := range []struct {
+		chip string
+		path tile.Path
+	}{
+		{"M1 Pro 16-core GPU", tile.Simdgroup},
+		{"M5 10-core GPU", tile.Tensor},
+	} {
+		chip, b, steps := headlineBuilder(t, tc.chip, tile.Upstream(), tc.path)
+		k := b.Kernel
+		prog := b.Program(tile.Context{Rows: k.NR0, Tokens: k.NR1, Steps: steps})
+		m := newModel(chip, true)
+		mem := newProgMem(prog, 4)
+		cs := newCoreSim(m)
+		sink := &countTrace{m: m}
+		cs.trace = sink
+		for j := range 3 {
+			cs.addTG(prog, mem, 0, true, false, j, j*steps/3)
+		}
+		midGroup := false
+		for stop := int64(997); stop < 20000; stop += 997 { // stops at odd times, inside groups
+			cs.run(stop)
+			waiting := int64(0)
+			for i := range cs.sgs {
+				if cs.sgs[i].state == sgBarrier {
+					waiting++
+				}
+				midGroup = midGroup || cs.sgs[i].ii > 0
+			}
+			s := cs.settled()
+			if want := sink.issues + sink.released + waiting; s.issued != want {
+				t.Fatalf("%s at %d: settled counts %d instructions, the core issued %d", tc.chip, stop, s.issued, want)
+			}
+			for p := range pipeMem {
+				if s.pipeBusy[p] != sink.pipeBusy[p] {
+					t.Fatalf("%s at %d: settled pipe %d busy %v cycles, the issues occupy %v", tc.chip, stop, p, s.pipeBusy[p], sink.pipeBusy[p])
+				}
+			}
+		}
+		if !midGroup {
+			t.Errorf("%s: no stop fell inside a group; the test checks nothing of settled's own count", tc.chip)
 		}
 	}
 }
