@@ -473,7 +473,7 @@ func (c *coreSim) run(limit int64) {
 			}
 			e := q.earliest()
 			if r >= e {
-				if e <= limit {
+				if e <= limit || c.sharedOnly && !c.sharedNext(e) {
 					// the next simdgroup, the first at e, leaves the queue
 					// before i joins it at r >= e (behind it, as it
 					// would be): the loads of that step need not wait
