@@ -7,6 +7,13 @@ import (
 	"github.com/metalsim/metalsim/tile"
 )
 
+// calibratedPaths are the two calibrated chips, each on its default path:
+// the cases the core-model tests run.
+var calibratedPaths = []struct {
+	chip string
+	path tile.Path
+}{{"M1 Pro 16-core GPU", tile.Simdgroup}, {"M5 10-core GPU", tile.Tensor}}
+
 // headlineBuilder returns a chip and the program builder of the headline
 // shape (128 experts, top 8, m = 768, k = 2048, n = 512, q4_0) for a variant
 // on a path, for the core-model tests and benchmarks.

@@ -12,13 +12,7 @@ import (
 // a coarse measurement's core model gives what a fresh one gives, for a mix
 // of two classes on each path, and that it simulates fewer instructions.
 func TestFineGoesOnFromCoarse(t *testing.T) {
-	for _, tc := range []struct {
-		chip string
-		path tile.Path
-	}{
-		{"M1 Pro 16-core GPU", tile.Simdgroup},
-		{"M5 10-core GPU", tile.Tensor},
-	} {
+	for _, tc := range calibratedPaths {
 		chip, b, steps := headlineBuilder(t, tc.chip, tile.HalfTile(), tc.path)
 		k := b.Kernel
 		full := b.Program(tile.Context{Rows: k.NR0, Tokens: k.NR1, Steps: steps})
@@ -75,13 +69,7 @@ func (n *countTrace) barrier(*coreSim, *sgRun, int64, int64) { n.released++ }
 // progress, so that, stopped anywhere, a core's statistics count what it
 // issued one by one.
 func TestSettledCountsEveryIssue(t *testing.T) {
-	for _, tc := range []struct {
-		chip string
-		path tile.Path
-	}{
-		{"M1 Pro 16-core GPU", tile.Simdgroup},
-		{"M5 10-core GPU", tile.Tensor},
-	} {
+	for _, tc := range calibratedPaths {
 		chip, b, steps := headlineBuilder(t, tc.chip, tile.Upstream(), tc.path)
 		k := b.Kernel
 		prog := b.Program(tile.Context{Rows: k.NR0, Tokens: k.NR1, Steps: steps})
