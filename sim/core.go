@@ -328,6 +328,7 @@ type coreSim struct {
 	actLvl    int       // level serving activations
 	finished  []int     // threadgroup slots that finished since the driver last looked
 	stalls    []stall64 // threadgroup launches: no partition issues meanwhile
+	stallsEnd int64     // the latest end of a stall: no later issue waits for one
 	// yieldFinished makes run return as soon as a threadgroup finishes
 	yieldFinished bool
 	// sharedOnly makes run's limit bound only what other cores see: DRAM
@@ -559,7 +560,7 @@ func (c *coreSim) issue(i int32) (ready int64, more bool) {
 	}
 	q := int(key & (maxQuads - 1))
 	t = max(t, key>>quadBits)
-	if len(c.stalls) > 0 { // threadgroup launches (the detailed engine)
+	if t < c.stallsEnd { // threadgroup launches (the detailed engine)
 		t = c.afterStalls(t)
 	}
 	c.quadFree[q] = (t+m.dispatch)<<quadBits | int64(q)
@@ -847,6 +848,7 @@ func (c *coreSim) addStall(b, e int64) {
 	now := c.q.now
 	c.stalls = slices.DeleteFunc(c.stalls, func(s stall64) bool { return s.e <= now })
 	c.stalls = append(c.stalls, stall64{b, e})
+	c.stallsEnd = max(c.stallsEnd, e)
 }
 
 // dramServer is a DRAM channel: transfers are served in order at the achievable
