@@ -117,17 +117,7 @@ func TestConcurrentRunsShareMixes(t *testing.T) {
 			runtime.GOMAXPROCS(max(prev, 4))
 			defer runtime.GOMAXPROCS(prev)
 			s = sim.NewSimulator()
-			together := make([]string, len(ns))
-			errs := make([]error, len(ns))
-			var wg sync.WaitGroup
-			for i, n := range ns {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					together[i], errs[i] = run(s, n)
-				}()
-			}
-			wg.Wait()
+			together, errs := concurrently(len(ns), func(i int) (string, error) { return run(s, ns[i]) })
 			for i := range ns {
 				if errs[i] != nil {
 					t.Fatal(errs[i])
@@ -179,17 +169,9 @@ func TestVariantsShareMixes(t *testing.T) {
 	defer runtime.GOMAXPROCS(prev)
 	s = sim.NewSimulator()
 	kernels := []tile.Kernel{up, half}
-	got := make([]*sim.Result, len(kernels))
-	errs := make([]error, len(kernels))
-	var wg sync.WaitGroup
-	for i, k := range kernels {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			got[i], errs[i] = s.Run(p, k, chip, sim.Options{})
-		}()
-	}
-	wg.Wait()
+	got, errs := concurrently(len(kernels), func(i int) (*sim.Result, error) {
+		return s.Run(p, kernels[i], chip, sim.Options{})
+	})
 	for i, want := range []*sim.Result{upAlone, alone} {
 		if errs[i] != nil {
 			t.Fatal(errs[i])
@@ -198,6 +180,22 @@ func TestVariantsShareMixes(t *testing.T) {
 			t.Errorf("%v concurrently with the other variant:\n%s\nalone:\n%s", kernels[i], g, w)
 		}
 	}
+}
+
+// concurrently runs f(0) .. f(n-1), each on its own goroutine, and returns
+// their results and errors by index once all have returned.
+func concurrently[T any](n int, f func(i int) (T, error)) ([]T, []error) {
+	res, errs := make([]T, n), make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res[i], errs[i] = f(i)
+		}()
+	}
+	wg.Wait()
+	return res, errs
 }
 
 // TestFastAgreesWithDetailed: the fast engine (cached core mixes, threadgroup
