@@ -70,24 +70,24 @@ type model struct {
 // per program instead of at every issue.
 type op struct {
 	portOcc int64  // threadgroup-memory or L1 port time, max(1, bytes / port bytes per cycle), in port units
-	issue   int32  // pipe occupancy (pipes below pipeMem)
-	latency int32  // cycles to its result
-	resLat  int32  // latency added to the result time (0 for stores)
-	gap     int32  // cycles to the group's next instruction, chains aside: max(sg_issue_interval, its own pipe occupancy)
+	issue   uint32 // pipe occupancy (pipes below pipeMem)
+	latency uint32 // cycles to its result
+	resLat  uint32 // latency added to the result time (0 for stores)
+	gap     uint32 // cycles to the group's next instruction, chains aside: max(sg_issue_interval, its own pipe occupancy)
 	unique  uint32 // isa.Inst.Unique
-	count   int32  // simdgroup instructions in the group
+	count   uint32 // simdgroup instructions in the group
 	class   isa.Class
-	pipe    int8
+	pipe    uint8
 	stream  isa.Stream
-	nch     int8 // ILP chains of the group (1..maxChains)
+	nch     uint8 // ILP chains of the group (1..maxChains)
 	// where the result lands: an ALU op writes its chain and sg.done[doneALU]
 	// at t+latency, a threadgroup load sg.done[doneTGLoad] at t+port+latency,
 	// a threadgroup store sg.done[doneStored] at t+port; device accesses
 	// (doneDevice) go through loadLatency and the DRAM channel
-	done      int8
-	wpipe     int8 // pipe whose occupancy the op writes: pipe, or pipeSink for the memory pipes
-	chainMask int8 // -1 for ALU ops (their chains), 0 otherwise
-	kind      int8 // kindALU, kindTG or kindOther: the issue step's cases
+	done      uint8
+	wpipe     uint8 // pipe whose occupancy the op writes: pipe, or pipeSink for the memory pipes
+	chainMask int8  // -1 for ALU ops (their chains), 0 otherwise
+	kind      uint8 // kindALU, kindTG or kindOther: the issue step's cases
 	// the group's wait (isa.Wait) as masks: -1 to wait for device loads,
 	// threadgroup loads, ALU results, 0 not to
 	devMask, tgMask, aluMask int8
@@ -143,15 +143,15 @@ func (m *model) code(p *isa.Program) *progCode {
 			for j := range insts {
 				in := &insts[j]
 				cc := m.cls[in.Class]
-				o := op{issue: int32(cc.issue), latency: int32(cc.latency), // chip validation bounds them (4096, 1e5)
-					unique: in.Unique, count: int32(in.Count),
-					class: in.Class, pipe: int8(cc.pipe), stream: in.Stream, nch: int8(chains(in))}
-				o.wpipe = int8(cc.pipe)
-				o.gap = int32(max(m.sgInterval, cc.issue))
+				o := op{issue: uint32(cc.issue), latency: uint32(cc.latency), // chip validation bounds them (4096, 1e5)
+					unique: in.Unique, count: uint32(in.Count),
+					class: in.Class, pipe: uint8(cc.pipe), stream: in.Stream, nch: uint8(chains(in))}
+				o.wpipe = uint8(cc.pipe)
+				o.gap = uint32(max(m.sgInterval, cc.issue))
 				if cc.pipe >= pipeMem {
 					// the memory pipes are shared ports, not the simdgroup's own
 					o.wpipe = pipeSink
-					o.gap = int32(m.sgInterval)
+					o.gap = uint32(m.sgInterval)
 				}
 				if cc.pipe == pipeTGMem || cc.pipe == pipeL1 {
 					o.portOcc = portUnits(fmax(1, float64(in.Bytes)/m.portBPC[cc.pipe]))
@@ -163,11 +163,11 @@ func (m *model) code(p *isa.Program) *progCode {
 				case isa.ClassDevLoad, isa.ClassConstLoad, isa.ClassDevStore:
 					o.done = doneDevice
 				case isa.ClassTGLoad:
-					o.done, o.resLat = doneTGLoad, int32(cc.latency)
+					o.done, o.resLat = doneTGLoad, uint32(cc.latency)
 				case isa.ClassTGStore:
 					o.done = doneStored
 				default:
-					o.done, o.resLat, o.chainMask = doneALU, int32(cc.latency), -1
+					o.done, o.resLat, o.chainMask = doneALU, uint32(cc.latency), -1
 				}
 				switch {
 				case o.portOcc == 0 && o.done == doneALU:
@@ -255,7 +255,8 @@ type sgRun struct {
 	cur      op         // the current group's op (a copy: one load less per issue)
 	ops      []op       // the current section's ops
 	insts    []isa.Inst // the same as instructions (for traces)
-	gi, ii   int32
+	gi       int32
+	ii       uint32 // instructions of the current group issued
 	step     int
 	ready    int64
 	devReady int64
