@@ -34,14 +34,20 @@ func headlineBuilder(tb testing.TB, chipName string, v tile.Variant, path tile.P
 
 // BenchmarkCoreMix measures one core mix (six resident full-tile threadgroups
 // of the headline shape) with a fresh cache per iteration: the rate of the
-// instruction-level core model itself, on each path.
+// instruction-level core model itself, on each path. The plain cases also
+// measure the threadgroup class the mix is made of (its overhead: one
+// threadgroup alone, whose simdgroups interleave far more predictably), as a
+// new composition costs a run; the "-mix" case times the six-threadgroup mix
+// alone.
 func BenchmarkCoreMix(b *testing.B) {
 	for _, tc := range []struct {
 		name, chip string
 		path       tile.Path
+		mixOnly    bool
 	}{
-		{"simdgroup", "M1 Pro 16-core GPU", tile.Simdgroup},
-		{"tensor", "M5 10-core GPU", tile.Tensor},
+		{"simdgroup", "M1 Pro 16-core GPU", tile.Simdgroup, false},
+		{"tensor", "M5 10-core GPU", tile.Tensor, false},
+		{"simdgroup-mix", "M1 Pro 16-core GPU", tile.Simdgroup, true},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			chip, bl, steps := headlineBuilder(b, tc.chip, tile.Upstream(), tc.path)
@@ -52,8 +58,15 @@ func BenchmarkCoreMix(b *testing.B) {
 			var instr int64
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
+				if tc.mixOnly {
+					b.StopTimer()
+				}
 				cc := newCoreCache(m, 6)
 				id, n := cc.class(prog, false, mem, prog, mem)
+				if tc.mixOnly {
+					n = 0
+					b.StartTimer()
+				}
 				ids := []int{id, id, id, id, id, id}
 				_, m := cc.mix(appendMixKey(nil, ids), ids, fine)
 				instr += n + m
