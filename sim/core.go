@@ -84,10 +84,11 @@ type op struct {
 	// at t+latency, a threadgroup load sg.done[doneTGLoad] at t+port+latency,
 	// a threadgroup store sg.done[doneStored] at t+port; device accesses
 	// (doneDevice) go through loadLatency and the DRAM channel
-	done      uint8
-	wpipe     uint8 // pipe whose occupancy the op writes: pipe, or pipeSink for the memory pipes
-	chainMask int8  // -1 for ALU ops (their chains), 0 otherwise
-	kind      uint8 // kindALU, kindTG or kindOther: the issue step's cases
+	done    uint8
+	wpipe   uint8 // pipe whose occupancy the op writes: pipe, or pipeSink for the memory pipes
+	portWr  uint8 // row of coreSim.portFree the op writes: its port's (kindTG), else pipeSink
+	onChain uint8 // 1 if its result also lands on its chain (ALU ops), else 0
+	kind    uint8 // kindALU, kindTG or kindOther: the issue step's cases
 	// the group's wait (isa.Wait) as masks: -1 to wait for device loads,
 	// threadgroup loads, ALU results, 0 not to
 	devMask, tgMask, aluMask int8
@@ -103,8 +104,8 @@ const (
 
 var _ = [1]struct{}{}[pipeRows&(pipeRows-1)+doneSlots&(doneSlots-1)] // both must be powers of two
 
-// Issue-step cases of an op (op.kind): the two common ones take no further
-// branch.
+// Issue-step cases of an op (op.kind): the two common ones share one path
+// without a branch between them; kindOther is a call.
 const (
 	kindOther = iota // device accesses, and any op the two below do not cover
 	kindALU          // no port; an ALU result (its chain, sg.done[doneALU])
@@ -167,13 +168,15 @@ func (m *model) code(p *isa.Program) *progCode {
 				case isa.ClassTGStore:
 					o.done = doneStored
 				default:
-					o.done, o.resLat, o.chainMask = doneALU, uint32(cc.latency), -1
+					o.done, o.resLat, o.onChain = doneALU, uint32(cc.latency), 1
 				}
+				o.portWr = pipeSink
 				switch {
 				case o.portOcc == 0 && o.done == doneALU:
 					o.kind = kindALU
 				case o.portOcc != 0 && (o.done == doneTGLoad || o.done == doneStored):
 					o.kind = kindTG
+					o.portWr = o.pipe
 				}
 				ops[j] = o
 			}
@@ -289,7 +292,8 @@ type tgRun struct {
 
 // coreStats accumulates what a core did.
 type coreStats struct {
-	pipeBusy   [pipeRows]float64 // cycles of occupancy summed over servers
+	pipeBusy   [pipeRows]float64 // cycles of occupancy summed over servers (shared ports: see portBusy)
+	portBusy   [pipeRows]int64   // the shared ports' occupancy in port units (settled adds it to pipeBusy)
 	issued     int64             // simdgroup instructions issued (barriers included)
 	barrierSG  float64           // simdgroup-cycles spent waiting at barriers
 	levelHits  [numLevels]int64
@@ -303,6 +307,10 @@ type coreStats struct {
 // so the sums are exact in any order.
 func (c *coreSim) settled() coreStats {
 	s := c.stats
+	for p, u := range s.portBusy {
+		s.pipeBusy[p] += float64(u) / portOne // exact (u < 2^53): the sum of the occupancies as floats
+	}
+	s.portBusy = [pipeRows]int64{}
 	for i := range c.sgs {
 		sg := &c.sgs[i]
 		if sg.ii > 0 {
@@ -320,7 +328,7 @@ type coreSim struct {
 	// each pipe of each partition is free, as time<<quadBits | partition
 	quadFree  [maxQuads]int64
 	pipeFree  [pipeRows][maxQuads]int64
-	portFree  [numPipes]int64 // in port units
+	portFree  [pipeRows]int64 // in port units; the rows of pipes without a port stay zero (read by ALU ops)
 	sgs       []sgRun
 	tgs       []tgRun
 	q         calendar
@@ -578,19 +586,27 @@ func (c *coreSim) issue(i int32) (ready int64, more bool) {
 	ci &= (ci - sg.nch) >> 31 // wraps to 0 at nch, without a branch
 	sg.ci = ci
 	next := sg.chain[ci&(maxChains-1)]
-	switch in.kind {
-	case kindALU:
-		// no port; the result also lands on the op's chain
-		res := t + int64(in.resLat)
-		sg.done[doneALU] = max(sg.done[doneALU], res)
-		sg.chain[ci0&(maxChains-1)] = res
-		same := int64((sg.nch - 2) >> 31) // -1 if one chain (ci == ci0)
-		next = max(next, res&same)
-	case kindTG:
-		res := t + c.portWait(pipe, in.portOcc, t) + int64(in.resLat)
+	if in.kind != kindOther {
+		// an ALU op or a threadgroup load or store, without a branch on
+		// which (the mix of a core's simdgroups makes it unpredictable):
+		// an ALU op reads its own pipe's row of portFree, which stays
+		// zero, adds no port time and writes the sink row, so its result
+		// is t+resLat; a threadgroup access waits for its port (portWait)
+		pw := in.portWr & (pipeRows - 1)
+		end := max(t<<portBits, c.portFree[pipe]) + in.portOcc
+		c.portFree[pw] = end
+		c.stats.portBusy[pw] += in.portOcc
+		res := (end+portOne-1)>>portBits + int64(in.resLat) // through the port (whole cycles, rounded up), then the latency
 		d := in.done & (doneSlots - 1)
 		sg.done[d] = max(sg.done[d], res)
-	default:
+		// an ALU result also lands on the op's chain (chain values only
+		// grow within a group, so the max is the result)
+		cm := -int64(in.onChain)
+		ch := &sg.chain[ci0&(maxChains-1)]
+		*ch = max(*ch, res&cm)
+		same := int64((sg.nch - 2) >> 31) // -1 if one chain (ci == ci0)
+		next = max(next, res&same&cm)
+	} else {
 		c.issueOther(sg, ci0, pipe, t)
 		next = sg.chain[ci&(maxChains-1)]
 	}
@@ -665,7 +681,7 @@ func (c *coreSim) issueOther(sg *sgRun, ci int32, pipe int, t int64) {
 		res := t + occ + int64(in.resLat)
 		sg.done[d] = max(sg.done[d], res)
 		ch := &sg.chain[ci&(maxChains-1)]
-		*ch = max(*ch, res&int64(in.chainMask))
+		*ch = max(*ch, res&-int64(in.onChain))
 	} else if in.class == isa.ClassDevStore {
 		sg.done[doneStored] = max(sg.done[doneStored], t+occ)
 		if sg.ii == 0 {
@@ -825,8 +841,8 @@ func (c *coreSim) usesDRAM(sg *sgRun) bool {
 func (c *coreSim) portWait(pipe int, occ int64, t int64) int64 {
 	end := max(t<<portBits, c.portFree[pipe]) + occ
 	c.portFree[pipe] = end
-	c.stats.pipeBusy[pipe] += float64(occ) / portOne // exact (occ < 2^53)
-	return (end+portOne-1)>>portBits - t             // whole cycles, rounded up
+	c.stats.portBusy[pipe] += occ
+	return (end+portOne-1)>>portBits - t // whole cycles, rounded up
 }
 
 // Port times are fixed point, portOne units per cycle: integer arithmetic
