@@ -37,17 +37,23 @@ func headlineBuilder(tb testing.TB, chipName string, v tile.Variant, path tile.P
 // instruction-level core model itself, on each path. The plain cases also
 // measure the threadgroup class the mix is made of (its overhead: one
 // threadgroup alone, whose simdgroups interleave far more predictably), as a
-// new composition costs a run; the "-mix" case times the six-threadgroup mix
-// alone.
+// new composition costs a run; "-mix" times the six-threadgroup mix alone and
+// "-class" the class alone, so a change can be seen on each part.
 func BenchmarkCoreMix(b *testing.B) {
+	const (
+		both = iota
+		mixOnly
+		classOnly
+	)
 	for _, tc := range []struct {
 		name, chip string
 		path       tile.Path
-		mixOnly    bool
+		part       int
 	}{
-		{"simdgroup", "M1 Pro 16-core GPU", tile.Simdgroup, false},
-		{"tensor", "M5 10-core GPU", tile.Tensor, false},
-		{"simdgroup-mix", "M1 Pro 16-core GPU", tile.Simdgroup, true},
+		{"simdgroup", "M1 Pro 16-core GPU", tile.Simdgroup, both},
+		{"tensor", "M5 10-core GPU", tile.Tensor, both},
+		{"simdgroup-mix", "M1 Pro 16-core GPU", tile.Simdgroup, mixOnly},
+		{"simdgroup-class", "M1 Pro 16-core GPU", tile.Simdgroup, classOnly},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			chip, bl, steps := headlineBuilder(b, tc.chip, tile.Upstream(), tc.path)
@@ -58,14 +64,18 @@ func BenchmarkCoreMix(b *testing.B) {
 			var instr int64
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if tc.mixOnly {
+				if tc.part == mixOnly {
 					b.StopTimer()
 				}
 				cc := newCoreCache(m, 6)
 				id, n := cc.class(prog, false, mem, prog, mem)
-				if tc.mixOnly {
+				switch tc.part {
+				case mixOnly:
 					n = 0
 					b.StartTimer()
+				case classOnly:
+					instr += n
+					continue
 				}
 				ids := []int{id, id, id, id, id, id}
 				_, m := cc.mix(appendMixKey(nil, ids), ids, fine)
