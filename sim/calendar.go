@@ -12,11 +12,12 @@ import (
 // a rotate and a count of trailing zeros, and a list for the entries further
 // ahead (barrier releases, loads in flight), which enter the ring, earliest
 // first and in the order they were queued, as soon as its window reaches them.
-// The far list is scanned, not kept as a heap: it holds a few of the core's
-// simdgroups (at most all of them), and a heap's sift branches, which depend
-// on the times, mispredicted about twice per pop in a six-threadgroup mix. Every far entry lies at
-// now+calSize or later, so the ring, when not empty, holds the earliest entry,
-// and simdgroups ready in the same cycle leave in the order they were queued.
+// Every far entry lies at now+calSize or later, so the ring, when not empty,
+// holds the earliest entry, and simdgroups ready in the same cycle leave in
+// the order they were queued. The far list is scanned, not kept as a heap: it
+// holds a few of the core's simdgroups (at most all of them), and a heap's
+// sift branches, which depend on the times, mispredicted about twice per pop
+// in a six-threadgroup mix.
 type calendar struct {
 	now        int64 // every queued time is >= now
 	occ        uint64
