@@ -3,33 +3,29 @@ package sim
 import (
 	"math"
 	"math/bits"
-	"slices"
 )
 
 // calendar is the ready queue of a core: a ring of one bucket per cycle over the
 // next calSize cycles (FIFO lists threaded through the simdgroups) with a
 // one-word bitmap of its non-empty buckets, so the earliest entry is found with
-// a rotate and a count of trailing zeros, and a list for the entries further
-// ahead (barrier releases, loads in flight), which enter the ring, earliest
-// first and in the order they were queued, as soon as its window reaches them.
-// Every far entry lies at now+calSize or later, so the ring, when not empty,
-// holds the earliest entry, and simdgroups ready in the same cycle leave in
-// the order they were queued. The far list is scanned, not kept as a heap: it
-// holds a few of the core's simdgroups (at most all of them), and a heap's
-// sift branches, which depend on the times, mispredicted about twice per pop
-// in a six-threadgroup mix.
+// a rotate and a count of trailing zeros, and a min-heap for the entries further
+// ahead (barrier releases, device loads), which enter the ring, in the order
+// they were queued, as soon as its window reaches them. Every far entry lies at
+// now+calSize or later, so the ring, when not empty, holds the earliest entry,
+// and simdgroups ready in the same cycle leave in the order they were queued.
 type calendar struct {
 	now        int64 // every queued time is >= now
 	occ        uint64
 	head, tail [calSize]int32
 	next       []int32  // FIFO links of the buckets: simdgroup i's at i+1, a dummy at 0 (grown by addTG)
-	far        []calFar // entries at now+calSize or later, in the order they were queued
-	farMin     int      // index in far of the earliest (the first queued of the earliest time)
+	far        []calFar // entries at now+calSize or later, a min-heap by (t, seq)
+	seq        uint64   // far pushes so far: the heap's tie-break keeps their order
 }
 
 type calFar struct {
-	t int64
-	i int32
+	t   int64
+	seq uint64
+	i   int32
 }
 
 const (
@@ -44,7 +40,7 @@ func (q *calendar) earliest() int64 {
 		return q.now + int64(bits.TrailingZeros64(bits.RotateLeft64(q.occ, -int(q.now&calMask))))
 	}
 	if len(q.far) > 0 {
-		return q.far[q.farMin].t
+		return q.far[0].t
 	}
 	return math.MaxInt64
 }
@@ -55,7 +51,8 @@ func (q *calendar) push(c *coreSim, i int32) {
 	t := max(sg.ready, q.now)
 	sg.ready = t
 	if t-q.now >= calSize {
-		q.farPush(calFar{t, i})
+		q.farPush(calFar{t, q.seq, i})
+		q.seq++
 		return
 	}
 	q.ringAppend(i, t)
@@ -98,14 +95,14 @@ func (q *calendar) ringAppend(i int32, t int64) {
 // far entries its window now reaches into the ring.
 func (q *calendar) advance(t int64) {
 	q.now = t
-	if len(q.far) > 0 && q.far[q.farMin].t-t < calSize {
+	if len(q.far) > 0 && q.far[0].t-t < calSize {
 		q.migrate()
 	}
 }
 
 func (q *calendar) migrate() {
-	for len(q.far) > 0 && q.far[q.farMin].t-q.now < calSize {
-		f := q.far[q.farMin]
+	for len(q.far) > 0 && q.far[0].t-q.now < calSize {
+		f := q.far[0]
 		q.farPop()
 		q.ringAppend(f.i, f.t)
 	}
@@ -118,24 +115,44 @@ func (q *calendar) init() {
 	}
 }
 
-// farPush queues a far entry behind the others.
 func (q *calendar) farPush(f calFar) {
 	q.far = append(q.far, f)
-	if n := len(q.far) - 1; f.t < q.far[q.farMin].t {
-		q.farMin = n
+	j := len(q.far) - 1
+	for j > 0 {
+		p := (j - 1) / 2
+		if !farLess(q.far[j], q.far[p]) {
+			break
+		}
+		q.far[j], q.far[p] = q.far[p], q.far[j]
+		j = p
 	}
 }
 
-// farPop removes the earliest far entry, keeping the others in the order
-// they were queued, and finds the next earliest: the first of the least
-// time, so entries due in the same cycle leave in the order they came.
 func (q *calendar) farPop() {
-	q.far = slices.Delete(q.far, q.farMin, q.farMin+1)
-	m, mt := 0, int64(math.MaxInt64)
-	for j, f := range q.far {
-		if f.t < mt {
-			m, mt = j, f.t
+	n := len(q.far) - 1
+	q.far[0] = q.far[n]
+	q.far = q.far[:n]
+	j := 0
+	for {
+		l := 2*j + 1
+		if l >= n {
+			return
 		}
+		k := l
+		if r := l + 1; r < n && farLess(q.far[r], q.far[l]) {
+			k = r
+		}
+		if !farLess(q.far[k], q.far[j]) {
+			return
+		}
+		q.far[j], q.far[k] = q.far[k], q.far[j]
+		j = k
 	}
-	q.farMin = m
+}
+
+func farLess(a, b calFar) bool {
+	if a.t != b.t {
+		return a.t < b.t
+	}
+	return a.seq < b.seq
 }

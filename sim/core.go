@@ -528,7 +528,7 @@ func (c *coreSim) sharedNext(t int64) bool {
 	q := &c.q
 	i := q.head[t&calMask]
 	if q.occ == 0 {
-		i = q.far[q.farMin].i // the earliest far entry leads the ring once it enters
+		i = q.far[0].i // the earliest of the far heap leads the ring once it enters
 	}
 	return c.usesDRAM(&c.sgs[i])
 }
