@@ -591,12 +591,8 @@ func (c *coreSim) issue(i int32) (ready int64, more bool) {
 		// which (the mix of a core's simdgroups makes it unpredictable):
 		// an ALU op reads its own pipe's row of portFree, which stays
 		// zero, adds no port time and writes the sink row, so its result
-		// is t+resLat; a threadgroup access waits for its port (portWait)
-		pw := in.portWr & (pipeRows - 1)
-		end := max(t<<portBits, c.portFree[pipe]) + in.portOcc
-		c.portFree[pw] = end
-		c.stats.portBusy[pw] += in.portOcc
-		res := (end+portOne-1)>>portBits + int64(in.resLat) // through the port (whole cycles, rounded up), then the latency
+		// is t+resLat; a threadgroup access waits for its port
+		res := t + c.portWait(pipe, int(in.portWr&(pipeRows-1)), in.portOcc, t) + int64(in.resLat)
 		d := in.done & (doneSlots - 1)
 		sg.done[d] = max(sg.done[d], res)
 		// an ALU result also lands on the op's chain (chain values only
@@ -673,7 +669,7 @@ func (c *coreSim) issueOther(sg *sgRun, ci int32, pipe int, t int64) {
 	in := &sg.cur
 	var occ int64
 	if in.portOcc != 0 {
-		occ = c.portWait(pipe, in.portOcc, t)
+		occ = c.portWait(pipe, pipe, in.portOcc, t)
 	}
 	if d := in.done; d != doneDevice {
 		// branch-free: ALU results also land on their chain (chain
@@ -836,12 +832,15 @@ func (c *coreSim) usesDRAM(sg *sgRun) bool {
 	return c.loadDRAMBytes(sg, in) > 0
 }
 
-// portWait occupies the shared port of pipe for occ cycles from t (or from
-// when it is free) and returns the cycles from t until it is through.
-func (c *coreSim) portWait(pipe int, occ int64, t int64) int64 {
-	end := max(t<<portBits, c.portFree[pipe]) + occ
-	c.portFree[pipe] = end
-	c.stats.portBusy[pipe] += occ
+// portWait occupies the shared port whose free time is row rd of portFree
+// for occ cycles from t (or from when it is free), writes the new free time
+// to row wr, and returns the cycles from t until it is through. A port access
+// reads and writes its own row; the issue step's ALU ops, which have no port,
+// read their pipe's row, which stays zero, and write the sink row.
+func (c *coreSim) portWait(rd, wr int, occ int64, t int64) int64 {
+	end := max(t<<portBits, c.portFree[rd]) + occ
+	c.portFree[wr] = end
+	c.stats.portBusy[wr] += occ
 	return (end+portOne-1)>>portBits - t // whole cycles, rounded up
 }
 
