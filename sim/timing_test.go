@@ -307,6 +307,46 @@ func TestChipsLoadAndResolve(t *testing.T) {
 	}
 }
 
+// TestChipsAreCopies checks that the embedded chips, parsed once, reach
+// callers as copies: a caller that changes one (fit, a what-if sweep) changes
+// nothing another lookup sees.
+func TestChipsAreCopies(t *testing.T) {
+	a := mustChip(t, "M1 Pro 16-core GPU")
+	want := a.BarrierClk.Value
+	a.BarrierClk.Value++
+	a.Aliases[0] = "changed"
+	a.Classes["mma8"] = sim.ClassCost{}
+	if a.Calibration != nil && len(a.Calibration.Params) > 0 {
+		a.Calibration.Params[0].Value++
+	}
+	for _, get := range []func() *sim.Chip{
+		func() *sim.Chip { return mustChip(t, "M1 Pro 16-core GPU") },
+		func() *sim.Chip {
+			chips, err := sim.Chips()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range chips {
+				if c.Name == a.Name {
+					return c
+				}
+			}
+			t.Fatalf("Chips() lacks %s", a.Name)
+			return nil
+		},
+	} {
+		b := get()
+		if b == a || b.BarrierClk.Value != want || b.Aliases[0] == "changed" || b.Classes["mma8"].Pipe == "" {
+			t.Errorf("a changed copy of %s shows through a later lookup: barrier %v (want %v), aliases %v, mma8 %+v",
+				a.Name, b.BarrierClk.Value, want, b.Aliases, b.Classes["mma8"])
+		}
+		if b.Calibration != nil && a.Calibration != nil && len(b.Calibration.Params) > 0 &&
+			b.Calibration.Params[0].Value == a.Calibration.Params[0].Value {
+			t.Errorf("the calibration record of %s is shared between copies", a.Name)
+		}
+	}
+}
+
 func TestChipFileErrors(t *testing.T) {
 	good, err := os.ReadFile(filepath.Join("chips", "m1-pro-16c.json"))
 	if err != nil {
