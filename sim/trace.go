@@ -112,7 +112,7 @@ type TraceTG struct {
 	Tokens  int // tokens of the tile (0: it exits early)
 	Steps   int // k-steps
 	// HalfTile marks a tile whose upper token parts (of nr1h tokens) the
-	// half-skip leaves out.
+	// half-skip leaves out (its program's Skipped.HalfTiles).
 	HalfTile bool
 }
 
@@ -311,8 +311,9 @@ func (s *Simulator) TraceRun(p tile.Problem, k tile.Kernel, chip *Chip, seed uin
 	rec.setup(chip, cores, k.NSG, func(id int) TraceTG {
 		x, y, z := plan.Coords(id)
 		ctx := plan.Context(x, y, z)
+		prog, _ := g.TG(id) // its program counts the token parts it skips
 		return TraceTG{ID: id, X: x, Y: y, Z: z, Rows: ctx.Rows, Tokens: ctx.Tokens, Steps: ctx.Steps,
-			HalfTile: k.HalfSkip && ctx.Tokens > 0 && (ctx.Tokens+k.NR1H-1)/k.NR1H < k.NR1/k.NR1H}
+			HalfTile: prog.Skipped.HalfTiles > 0}
 	})
 	rec.tl.Kernel, rec.tl.Problem, rec.tl.Seed = k.String(), p.String(), seed
 

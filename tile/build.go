@@ -116,8 +116,28 @@ func (b *Builder) build(c Context) *isa.Program {
 		}
 		p.Prologue[sg], p.Body[sg], p.Epilogue[sg] = pro, body, epi
 	}
-	p.Skipped.HalfTiles = int64(parts - usedParts)
+	p.Skipped.HalfTiles = int64(b.skippedParts(parts, usedParts))
 	return p
+}
+
+// skippedParts counts the token parts of NR1H past the routed tokens whose
+// work the kernel skips. The tensor path leaves every unused part's matmul2d
+// out. The simdgroup path idles whole simdgroups, so a part counts only when
+// every simdgroup column overlapping it is idle: with one column (sg_cols = 1)
+// each simdgroup spans every part and nothing is skipped.
+func (b *Builder) skippedParts(parts, usedParts int) int {
+	g := b.Kernel.Geometry
+	if b.Kernel.Path == Tensor {
+		return parts - usedParts
+	}
+	tokPer := g.NR1 / g.SGCols
+	n := 0
+	for part := usedParts; part < parts; part++ {
+		if first := part * g.NR1H / tokPer * tokPer; first >= usedParts*g.NR1H {
+			n++
+		}
+	}
+	return n
 }
 
 // staging returns the k-step's staging ops of simdgroup sg (barrier, B loads,

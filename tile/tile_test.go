@@ -198,6 +198,40 @@ func TestHalfTileSkipsUpperSimdgroups(t *testing.T) {
 	}
 }
 
+// TestHalfTilesCountOnlySkippedWork checks that a token part counts as a
+// skipped half-tile only when the path skips its work: on the simdgroup path
+// the skip idles whole simdgroup columns, so with one column (every simdgroup
+// spans both 8-token parts of a 16-token tile) nothing is skipped.
+func TestHalfTilesCountOnlySkippedWork(t *testing.T) {
+	p := Problem{Experts: 8, Used: 2, M: 64, K: 2048, Tokens: 64, TypeA: dequant.Q4_0}
+	for _, tc := range []struct {
+		spec    string
+		path    Path
+		skipped int64 // at 5 tokens of 16
+	}{
+		{"nr1 = 16\nnr1h = 8\nsg_rows = 4\nsg_cols = 1\n", Simdgroup, 0},
+		{"nr1 = 16\nnr1h = 8\nsg_rows = 2\nsg_cols = 2\n", Simdgroup, 1},
+		{"nr1 = 16\nnr1h = 8\nsg_rows = 4\nsg_cols = 1\n", Tensor, 1},
+		// four columns of 8 tokens over parts of 16: part 1 is columns 2 and 3
+		{"nr1 = 32\nnr1h = 16\nsg_rows = 1\nsg_cols = 4\n", Simdgroup, 1},
+	} {
+		v, _, err := ParseVariantSpec([]byte("name = \"x\"\nbase = \"halftile\"\n"+tc.spec), "spec")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := NewBuilder(p, Kernel{Variant: v, Path: tc.path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog := b.Program(Context{Rows: 64, Tokens: 5, Steps: 64})
+		skippedWork := prog.Skipped.MMA8 + prog.Skipped.MMA16
+		if prog.Skipped.HalfTiles != tc.skipped || (tc.skipped == 0) != (skippedWork == 0) {
+			t.Errorf("%q on the %v path: %d half-tiles skipped (want %d), %d MMAs skipped",
+				tc.spec, tc.path, prog.Skipped.HalfTiles, tc.skipped, skippedWork)
+		}
+	}
+}
+
 func TestTensorRegisters(t *testing.T) {
 	p := Problem{Experts: 8, Used: 2, M: 64, K: 2048, Tokens: 64, TypeA: dequant.Q4_0}
 	for _, tc := range []struct {
