@@ -392,6 +392,9 @@ func (r *TraceRecorder) emit(sp TraceSpan) {
 	if r.off {
 		return
 	}
+	if sp.End > r.tl.End {
+		sp.Open = true // still going at the window's end
+	}
 	sp.Start, sp.End = max(sp.Start, r.tl.Start), min(sp.End, r.tl.End)
 	if sp.End <= sp.Start {
 		return

@@ -93,10 +93,22 @@ func TestTraceStopsAfterWindow(t *testing.T) {
 	if len(tl.Spans) == 0 {
 		t.Fatal("no spans")
 	}
+	cut := map[sim.TraceSpanKind]int{}
 	for _, sp := range tl.Spans {
 		if sp.Start < tl.Start || sp.End > tl.End {
 			t.Fatalf("span %+v outside [%d, %d]", sp, tl.Start, tl.End)
 		}
+		// every span still going at the window's end is marked, whatever
+		// its kind (the run goes on past the window to a threadgroup finish)
+		if sp.End == tl.End {
+			if !sp.Open {
+				t.Fatalf("span %+v ends at the window's end but is not marked open", sp)
+			}
+			cut[sp.Kind]++
+		}
+	}
+	if cut[sim.SpanThreadgroup] == 0 || cut[sim.SpanPhase] == 0 {
+		t.Errorf("spans cut by the window's end, by kind: %v; want threadgroups and phases", cut)
 	}
 }
 
