@@ -46,6 +46,13 @@ func TestBadInputFailsEarly(t *testing.T) {
 		{[]string{"trace", "--k", "100"}, "--k: problem: k = 100: must be a positive multiple of the q4_0 block size 32"},
 		// chip flags
 		{[]string{"simulate", "--chip", "M0"}, `--chip: unknown chip "M0"`},
+		// an empty chip flag is an error, not the default (it panicked in
+		// simulate, trace and occupancy)
+		{[]string{"simulate", "--chip", ""}, `--chip "": want a chip name or alias`},
+		{[]string{"trace", "--chip", " ", "--out", filepath.Join(dir, "t.json")}, `--chip "": want a chip name or alias`},
+		{[]string{"occupancy", "--chip", ""}, `--chip "": want a chip name or alias`},
+		{[]string{"validate", "--chip", "", oneRow}, `--chip "": want a chip name or alias`},
+		{[]string{"simulate", "--chip-file", ""}, `--chip-file "": want the path of a chip file`},
 		{[]string{"simulate", "--chip-file", filepath.Join(dir, "none.json")}, "--chip-file: open"},
 		{[]string{"simulate", "--chip", "M5", "--chip-file", chipFile}, `--chip "M5" and --chip-file ` + chipFile + ": give one"},
 		{[]string{"trace", "--chip", "M5", "--chip-file", chipFile}, "give one"},

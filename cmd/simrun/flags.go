@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -149,8 +150,19 @@ func (f *chipFlags) registerUsage(fs *flag.FlagSet, def, chipUsage, fileUsage st
 	fs.StringVar(&f.file, "chip-file", "", fileUsage)
 }
 
-// chip returns the selected chip, or nil when neither flag is set.
+// chip returns the selected chip, or nil when neither flag is set (and the
+// command has no default chip). A flag given an empty value is an error, not
+// the default.
 func (f *chipFlags) chip() (*sim.Chip, error) {
+	if f.fs != nil {
+		given := flagsGiven(f.fs)
+		if given["chip-file"] && strings.TrimSpace(f.file) == "" {
+			return nil, errors.New(`--chip-file "": want the path of a chip file`)
+		}
+		if given["chip"] && strings.TrimSpace(f.name) == "" {
+			return nil, errors.New(`--chip "": want a chip name or alias (simrun chips lists them)`)
+		}
+	}
 	if f.file != "" {
 		if f.fs != nil && flagsGiven(f.fs)["chip"] {
 			return nil, fmt.Errorf("--chip %q and --chip-file %s: give one", f.name, f.file)
