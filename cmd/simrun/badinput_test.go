@@ -78,7 +78,10 @@ func TestBadInputFailsEarly(t *testing.T) {
 		{[]string{"simulate", "--experts", "1024", "--used", "17"}, "--used = 17: must be in [1, 16] with --experts = 1024 on M1 Pro 16-core GPU"},
 		{[]string{"compare", "--experts", "2048", "--n", "32", "upstream", "halftile"}, "--experts = 2048: must be in [1, 1024]"},
 		// emulate holds every operand in memory
-		{[]string{"emulate", "--m", "65536", "--k", "65536"}, "--experts, --m, --k, --n: 39.1 GB in memory"},
+		{[]string{"emulate", "--m", "65536", "--k", "65536"}, "--experts, --m, --k, --n: 39.3 GB in memory"},
+		// the reference's float64 copies of the activations count too: this
+		// case was let through at 4.3 GB and peaked at 21 GB
+		{[]string{"emulate", "--n", "1048576", "--m", "1", "--k", "1024", "--experts", "1", "--used", "1"}, "21.5 GB in memory"},
 		{[]string{"emulate", "--n", "16777216"}, "allows at most 8 GiB"},
 		// merge works over the rows a shard holds, not the count it claims
 		{[]string{"merge", hugeJSON}, "points 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 and 1999999999990 more of 2000000000000 are in no file"},

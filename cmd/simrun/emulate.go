@@ -90,14 +90,16 @@ func checkEmulateMemory(p tile.Problem) error {
 		return err
 	}
 	weights := float64(p.Experts) * float64(p.M) * float64(rb)
-	acts := float64(p.Tokens) * float64(p.SrcRows()) * float64(p.K) * 4
+	// an activation is a float32 operand and two float64 copies in the
+	// reference (golden.Reference: exact and half-rounded), 20 bytes in all
+	acts := float64(p.Tokens) * float64(p.SrcRows()) * float64(p.K) * (4 + 8 + 8)
 	slots := float64(p.Tokens) * float64(p.Used)
 	outs := slots*float64(p.M)*(4+4+4+8) + slots*4 // dst, the two references and their bound; ids
 	total := weights + acts + outs
 	if total <= maxEmulateBytes {
 		return nil
 	}
-	return fmt.Errorf("--experts, --m, --k, --n: %.3g GB in memory: weights %.3g GB (n_mats x m x k), activations %.3g GB (n x n_used x k; n x k with --b), "+
+	return fmt.Errorf("--experts, --m, --k, --n: %.3g GB in memory: weights %.3g GB (n_mats x m x k), activations %.3g GB (n x n_used x k, or n x k with --b, x 20 bytes: the operand and the reference's two float64 copies), "+
 		"output and references %.3g GB (n x n_used x m); emulate holds them at once and allows at most %d GiB",
 		total/1e9, weights/1e9, acts/1e9, outs/1e9, maxEmulateBytes>>30)
 }
