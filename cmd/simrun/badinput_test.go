@@ -53,6 +53,10 @@ func TestBadInputFailsEarly(t *testing.T) {
 		{[]string{"occupancy", "--chip", ""}, `--chip "": want a chip name or alias`},
 		{[]string{"validate", "--chip", "", oneRow}, `--chip "": want a chip name or alias`},
 		{[]string{"simulate", "--chip-file", ""}, `--chip-file "": want the path of a chip file`},
+		// trace outputs are checked before the run: a directory, an empty name
+		{[]string{"trace", "--full", "--out", dir}, "is a directory, want a file name"},
+		{[]string{"trace", "--out", ""}, `--out "": want a file name, or - for standard output`},
+		{[]string{"trace", "--svg", ""}, `--svg "": want a file name`},
 		{[]string{"simulate", "--chip-file", filepath.Join(dir, "none.json")}, "--chip-file: open"},
 		{[]string{"simulate", "--chip", "M5", "--chip-file", chipFile}, `--chip "M5" and --chip-file ` + chipFile + ": give one"},
 		{[]string{"trace", "--chip", "M5", "--chip-file", chipFile}, "give one"},

@@ -104,6 +104,11 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "trace", fmt.Errorf("--sample = %g: %.0f DRAM samples over the window leave no room under --max-events = %d", *sample, n, *maxEvents))
 	}
 	pics := []picture{{"png", *pngFile}, {"svg", *svgFile}}
+	for _, f := range []struct{ name, val string }{{"out", *out}, {"png", *pngFile}, {"svg", *svgFile}} {
+		if set[f.name] && strings.TrimSpace(f.val) == "" {
+			return fail(stderr, "trace", fmt.Errorf(`--%s "": want a file name, or - for standard output`, f.name))
+		}
+	}
 	writeJSON := *out != "" && (set["out"] || *pngFile == "" && *svgFile == "")
 	toStdout := 0
 	if writeJSON {
@@ -301,6 +306,9 @@ func checkOutFile(flagName, file, ext string) error {
 	}
 	if st, err := os.Stat(filepath.Dir(file)); err != nil || !st.IsDir() {
 		return fmt.Errorf("%s %q: no such directory %q", flagName, file, filepath.Dir(file))
+	}
+	if st, err := os.Stat(file); err == nil && st.IsDir() {
+		return fmt.Errorf("%s %q: is a directory, want a file name", flagName, file)
 	}
 	return nil
 }
