@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -277,10 +278,22 @@ func ParseChip(data []byte, file string) (*Chip, error) {
 	if err := dec.Decode(&c); err != nil {
 		return nil, fmt.Errorf("chip file %s: %w", file, err)
 	}
+	if tok, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("chip file %s: content after the chip object (%v): a chip file holds one JSON object", file, tokOrErr(tok, err))
+	}
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("chip file %s: %w", file, err)
 	}
 	return &c, nil
+}
+
+// tokOrErr describes what followed a chip object: the next token, or the
+// decoding error that stopped at it.
+func tokOrErr(tok json.Token, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("%v", tok)
 }
 
 // paramRule bounds one numeric field.
@@ -359,6 +372,18 @@ func (c *Chip) Validate() error {
 	}
 	for _, r := range c.rules() {
 		checkParam(r.field, r.p, r.lo, r.hi, r.integer)
+	}
+	// limits of a threadgroup cannot exceed those of the core that holds it
+	for _, pair := range []struct {
+		tg, core       string
+		tgVal, coreVal float64
+	}{
+		{"tg_memory_per_tg_bytes", "tg_memory_per_core_bytes", c.TGMemoryPerTG.Value, c.TGMemoryPerCore.Value},
+		{"max_threads_per_tg", "max_threads_per_core", c.MaxThreadsPerTG.Value, c.MaxThreadsPerCore.Value},
+	} {
+		if pair.tgVal > pair.coreVal {
+			errs = append(errs, fmt.Errorf("%s = %g: must be at most %s = %g (a threadgroup lives on one core)", pair.tg, pair.tgVal, pair.core, pair.coreVal))
+		}
 	}
 	for name := range c.Classes {
 		if _, err := isa.ParseClass(name); err != nil {

@@ -44,7 +44,12 @@ func OccupancyFor(c *Chip, threadsPerTG, regsPerThread, tgMemBytes int) (Occupan
 	o.ThreadsByRegs = min(o.ThreadsByRegs, int(c.MaxThreadsPerCore.Value))
 	o.MaxThreadsByTG = min(o.ThreadsByRegs, int(c.MaxThreadsPerTG.Value))
 	if threadsPerTG > o.MaxThreadsByTG {
-		return o, fmt.Errorf("threadgroup of %d threads at %d registers per thread cannot launch on %s (at most %d threads)", threadsPerTG, regsPerThread, c.Name, o.MaxThreadsByTG)
+		return o, fmt.Errorf("threadgroup of %d threads at %d registers per thread cannot launch on %s (at most %d threads: "+
+			"register_file_bytes %d / (4 bytes x %d registers), rounded down to a multiple of occupancy_thread_granule %d, is %d; "+
+			"max_threads_per_core %d; max_threads_per_tg %d)",
+			threadsPerTG, regsPerThread, c.Name, o.MaxThreadsByTG,
+			int(c.RegisterFile.Value), regsPerThread, g, int(c.RegisterFile.Value)/(4*regsPerThread)/g*g,
+			int(c.MaxThreadsPerCore.Value), int(c.MaxThreadsPerTG.Value))
 	}
 	o.ByRegisters = o.ThreadsByRegs / threadsPerTG
 	o.ByThreads = int(c.MaxThreadsPerCore.Value) / threadsPerTG

@@ -369,6 +369,16 @@ func TestChipFileErrors(t *testing.T) {
 		{func(s string) string {
 			return strings.Replace(s, `"source": "CNC", "evidence": "M", "note": "M1"}`, `"source": ""}`, 1)
 		}, "missing (every number needs a value and a source)"},
+		// one object per file: what follows it is an error, not ignored
+		{func(s string) string { return s + `{"garbage": true}` }, "content after the chip object"},
+		{func(s string) string { return s + " xyz" }, "content after the chip object"},
+		// a threadgroup's limits cannot exceed its core's
+		{func(s string) string {
+			return strings.Replace(s, `"tg_memory_per_tg_bytes": {"value": 32768,`, `"tg_memory_per_tg_bytes": {"value": 4194304,`, 1)
+		}, "tg_memory_per_tg_bytes = 4.194304e+06: must be at most tg_memory_per_core_bytes = 57344"},
+		{func(s string) string {
+			return strings.Replace(s, `"max_threads_per_tg": {"value": 1024,`, `"max_threads_per_tg": {"value": 4096,`, 1)
+		}, "max_threads_per_tg = 4096: must be at most max_threads_per_core = 3072"},
 	} {
 		_, err := sim.ParseChip([]byte(tc.edit(string(good))), "edited.json")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "edited.json") {
