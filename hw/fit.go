@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/optimize"
@@ -21,6 +22,15 @@ type FitParam struct {
 	Lo, Hi float64 // bounds (the optimizer stays strictly inside)
 }
 
+// parseBound reads one bound of --param: a finite number and nothing else.
+func parseBound(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
+		err = fmt.Errorf("%q is not finite", s)
+	}
+	return v, err
+}
+
 // ParseFitParam parses NAME@CHIP[=LO:HI]. Without bounds the parameter may move
 // within a factor of 4 of its current value (or [0, 1000] when it is 0), and
 // within the range the chip file allows.
@@ -30,14 +40,19 @@ func ParseFitParam(s string, chips []*sim.Chip) (FitParam, error) {
 	if !ok || name == "" || chipName == "" {
 		return FitParam{}, fmt.Errorf("--param %q: want NAME@CHIP[=LO:HI], e.g. sg_launch_clk@\"M1 Pro 16-core GPU\"=0:2000", s)
 	}
+	if c, err := sim.LookupChip(chipName); err == nil {
+		chipName = c.Name // an alias of an embedded chip
+	}
 	var chip *sim.Chip
+	var names []string
 	for _, c := range chips {
 		if c.Name == chipName {
 			chip = c
 		}
+		names = append(names, fmt.Sprintf("%q", c.Name))
 	}
 	if chip == nil {
-		return FitParam{}, fmt.Errorf("--param %q: chip %q is not among the chips of the measurement files", s, chipName)
+		return FitParam{}, fmt.Errorf("--param %q: chip %q is not among the chips of the measurement files (%s)", s, chipName, strings.Join(names, ", "))
 	}
 	if err := fittable(chip, name); err != nil {
 		return FitParam{}, fmt.Errorf("--param %q: %w", s, err)
@@ -54,8 +69,8 @@ func ParseFitParam(s string, chips []*sim.Chip) (FitParam, error) {
 		lo, hi, ok := strings.Cut(bounds, ":")
 		var err1, err2 error
 		if ok {
-			_, err1 = fmt.Sscanf(lo, "%g", &fp.Lo)
-			_, err2 = fmt.Sscanf(hi, "%g", &fp.Hi)
+			fp.Lo, err1 = parseBound(lo)
+			fp.Hi, err2 = parseBound(hi)
 		}
 		if !ok || err1 != nil || err2 != nil || !(fp.Lo < fp.Hi) {
 			return FitParam{}, fmt.Errorf("--param %q: bounds %q: want LO:HI with LO < HI", s, bounds)

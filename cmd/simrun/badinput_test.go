@@ -73,6 +73,13 @@ func TestBadInputFailsEarly(t *testing.T) {
 		{[]string{"fit", "--variant", "halftile", "--param", "sg_launch_clk@" + m1}, "--variant halftile: every row names its variant"},
 		// fit: bounds and the output directory before the fit runs
 		{[]string{"fit", "--param", "sg_launch_clk@" + m1 + "=0:1e300"}, "sg_launch_clk = 1e+300: must be in [0, 1e+06]"},
+		// bounds are numbers and nothing else; one parameter once; the chip
+		// not found lists the files' chips
+		{[]string{"fit", "--param", "sg_launch_clk@" + m1 + "=0:2000xyz"}, `bounds "0:2000xyz": want LO:HI with LO < HI`},
+		{[]string{"fit", "--param", "sg_launch_clk@" + m1 + "=0:NaN"}, `bounds "0:NaN": want LO:HI`},
+		{[]string{"fit", "--param", "sg_launch_clk@" + m1 + "=0:100", "--param", "sg_launch_clk@" + m1 + "=20:200"}, "sg_launch_clk@M1 Pro 16-core GPU is given twice"},
+		{[]string{"fit", "--param", "sg_launch_clk@M1 Pro", "--param", "sg_launch_clk@" + m1}, "is given twice"}, // the alias resolves
+		{[]string{"fit", "--param", "sg_launch_clk@M2 10-core GPU"}, `chip "M2 10-core GPU" is not among the chips of the measurement files ("M1 Pro 16-core GPU", "M5 10-core GPU")`},
 		{[]string{"fit", "--out-dir", noDir, "--param", "sg_launch_clk@" + m1}, `--out-dir "` + noDir + `": not a directory`},
 		// output files checked before the run
 		{append(compareArgs("upstream", "halftile"), "--plot", filepath.Join(noDir, "c.png")), "--plot"},

@@ -71,6 +71,11 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(stderr, "fit", err)
 		}
+		for _, o := range fps {
+			if o.Name == fp.Name && o.Chip == fp.Chip {
+				return fail(stderr, "fit", fmt.Errorf("--param %q: %s@%s is given twice (one parameter, one pair of bounds)", s, fp.Name, fp.Chip))
+			}
+		}
 		fps = append(fps, fp)
 	}
 	res, err := hw.Fit(cases, fps, hw.FitOptions{Sim: opt, MaxEvals: *maxEvals, CV: *cv, DeltaWeight: *deltaWeight})
