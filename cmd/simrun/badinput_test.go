@@ -53,6 +53,13 @@ func TestBadInputFailsEarly(t *testing.T) {
 		{[]string{"occupancy", "--chip", ""}, `--chip "": want a chip name or alias`},
 		{[]string{"validate", "--chip", "", oneRow}, `--chip "": want a chip name or alias`},
 		{[]string{"simulate", "--chip-file", ""}, `--chip-file "": want the path of a chip file`},
+		// an empty list item is an error, not dropped; an empty --shapes is
+		// not the default shape
+		{[]string{"sweep", "--n", "32,,64"}, `--n "32,,64": item 2 is empty`},
+		{[]string{"sweep", "--routing", "zipf", "--skew", "1,,2"}, `--skew "1,,2": item 2 is empty`},
+		{[]string{"sweep", "--chip", "M5,,M1"}, `--chip "M5,,M1": item 2 is empty`},
+		{[]string{"sweep", "--variant", "upstream,"}, `--variant "upstream,": item 2 is empty`},
+		{[]string{"compare", "--shapes", "", "upstream", "halftile"}, `--shapes "": want a comma-separated list of MxK`},
 		// trace outputs are checked before the run: a directory, an empty name
 		{[]string{"trace", "--full", "--out", dir}, "is a directory, want a file name"},
 		{[]string{"trace", "--out", ""}, `--out "": want a file name, or - for standard output`},

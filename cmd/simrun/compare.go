@@ -204,12 +204,19 @@ func compareShapes(shape *shapeFlags, set map[string]bool, shapes, preset, ggufF
 	}
 	type mk struct{ m, k int }
 	dims := []mk{{shape.m, shape.k}}
-	if shapes != "" {
+	if shapes != "" || set["shapes"] {
 		if set["m"] || set["k"] {
 			return nil, nil, errors.New("--shapes: give either --shapes or --m/--k")
 		}
+		items, err := splitList("shapes", shapes)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(items) == 0 {
+			return nil, nil, fmt.Errorf("--shapes %q: want a comma-separated list of MxK, e.g. 768x2048,1792x2048", shapes)
+		}
 		dims = nil
-		for _, it := range splitList(shapes) {
+		for _, it := range items {
 			ms, ks, ok := strings.Cut(strings.ToLower(it), "x")
 			m, err1 := strconv.Atoi(ms)
 			k, err2 := strconv.Atoi(ks)

@@ -50,21 +50,31 @@ usage: simrun sweep [flags]`
 // ---------------------------------------------------------------------------
 // Flag helpers shared by sweep, compare and model.
 
-// splitList splits a comma-separated flag value; items are trimmed and empty
-// items dropped.
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
+// splitList splits the comma-separated value of flag --flagName into trimmed
+// items. An empty item ("32,,64", a trailing comma) is an error: it is a typo
+// more often than not, and dropping it would run something else than asked.
+// An empty value gives no items (the caller decides whether that is allowed).
+func splitList(flagName, s string) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
 	}
-	return out
+	var out []string
+	for i, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			return nil, fmt.Errorf("--%s %q: item %d is empty (a comma too many?)", flagName, s, i+1)
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }
 
 // parseNList parses a comma-separated list of token counts.
 func parseNList(flagName, s string) ([]int, error) {
-	items := splitList(s)
+	items, err := splitList(flagName, s)
+	if err != nil {
+		return nil, err
+	}
 	if len(items) == 0 {
 		return nil, fmt.Errorf("--%s %q: want a comma-separated list of token counts", flagName, s)
 	}
@@ -81,8 +91,12 @@ func parseNList(flagName, s string) ([]int, error) {
 
 // parseFloatList parses a comma-separated list of numbers.
 func parseFloatList(flagName, s string) ([]float64, error) {
+	items, err := splitList(flagName, s)
+	if err != nil {
+		return nil, err
+	}
 	var out []float64
-	for _, it := range splitList(s) {
+	for _, it := range items {
 		v, err := strconv.ParseFloat(it, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("--%s: %q: not a number", flagName, it)
@@ -95,7 +109,10 @@ func parseFloatList(flagName, s string) ([]float64, error) {
 // resolveChips looks up a comma-separated list of chips: names or aliases
 // (simrun chips), or chip files (*.json).
 func resolveChips(s string) ([]*sim.Chip, error) {
-	items := splitList(s)
+	items, err := splitList("chip", s)
+	if err != nil {
+		return nil, err
+	}
 	if len(items) == 0 {
 		return nil, fmt.Errorf("--chip %q: want one or more chips (simrun chips lists them)", s)
 	}
@@ -718,7 +735,11 @@ func parseSweepFlags(shape *shapeFlags, sf *simFlags, nFlag, variantFlag, chipFl
 	if _, err := shape.problem(ns[0], shape.m, shape.k); err != nil {
 		return nil, err
 	}
-	variants, err := resolveVariants("--variant", splitList(variantFlag))
+	variantItems, err := splitList("variant", variantFlag)
+	if err != nil {
+		return nil, err
+	}
+	variants, err := resolveVariants("--variant", variantItems)
 	if err != nil {
 		return nil, err
 	}
@@ -733,7 +754,11 @@ func parseSweepFlags(shape *shapeFlags, sf *simFlags, nFlag, variantFlag, chipFl
 	if err != nil {
 		return nil, err
 	}
-	routes, err := parseRoutings(splitList(routingFlag), skews, shape.used, shape.experts)
+	routingItems, err := splitList("routing", routingFlag)
+	if err != nil {
+		return nil, err
+	}
+	routes, err := parseRoutings(routingItems, skews, shape.used, shape.experts)
 	if err != nil {
 		return nil, err
 	}

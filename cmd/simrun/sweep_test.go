@@ -181,7 +181,7 @@ func TestSweepFlagErrors(t *testing.T) {
 		{[]string{"--shard", "x"}, `--shard "x": want i/N`},
 		{[]string{"--n", "0"}, `--n: "0": must be an integer in [1, 16777216]`},
 		{[]string{"--n", "32,abc"}, `--n: "abc"`},
-		{[]string{"--n", ","}, "--n \",\": want a comma-separated list"},
+		{[]string{"--n", ","}, "--n \",\": item 1 is empty"},
 		{[]string{"--routing", "zipf"}, `--routing "zipf": needs its parameter (zipf:S, hot:H:F) or --skew values`},
 		{[]string{"--routing", "zipf:9"}, `--routing "zipf:9": zipf s = 9: must be in [0, 8]`},
 		{[]string{"--routing", "zipf:x"}, `--routing "zipf:x": S "x": not a number`},
