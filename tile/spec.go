@@ -89,6 +89,11 @@ func ParseVariantSpec(data []byte, name string) (Variant, *Path, error) {
 		}
 		return fail(fmt.Errorf("%s %s (allowed: %s)", what, strings.Join(keys, ", "), strings.Join(specKeys, ", ")))
 	}
+	if len(md.Keys()) == 0 {
+		// an empty or comment-only file would silently be upstream under
+		// the file's name: more likely the wrong file than a wish
+		return fail(fmt.Errorf("no keys: a spec sets at least name or base (allowed: %s; simrun variants --show upstream prints a full one)", strings.Join(specKeys, ", ")))
+	}
 	v := Upstream()
 	if s.Base != nil {
 		if v, err = LookupVariant(*s.Base); err != nil {

@@ -62,6 +62,8 @@ func TestParseVariantSpecErrors(t *testing.T) {
 		want []string
 	}{
 		{`nr2 = 3`, []string{`unknown key "nr2"`, "allowed: name, base"}},
+		{"", []string{"no keys: a spec sets at least name or base"}},
+		{"# only a comment\n", []string{"no keys"}},
 		{"[tile]\nnr0 = 64", []string{`unknown keys "tile", "tile.nr0"`}},
 		{`base = "fast"`, []string{`base = "fast"`, "built-in: upstream, halftile"}},
 		{`nr0 = "64"`, []string{"nr0", "incompatible types"}},

@@ -53,6 +53,11 @@ func TestBadInputFailsEarly(t *testing.T) {
 		{[]string{"occupancy", "--chip", ""}, `--chip "": want a chip name or alias`},
 		{[]string{"validate", "--chip", "", oneRow}, `--chip "": want a chip name or alias`},
 		{[]string{"simulate", "--chip-file", ""}, `--chip-file "": want the path of a chip file`},
+		// the tile's k check names --k too (it comes from the plan, not the
+		// problem's own validation)
+		{[]string{"simulate", "--type", "f32", "--k", "16"}, "--k: problem: k = 16: must be a multiple of the tile's nk = 32"},
+		{[]string{"emulate", "--type", "f32", "--k", "16"}, "--k: problem: k = 16"},
+		{[]string{"trace", "--type", "f32", "--k", "16"}, "--k: problem: k = 16"},
 		// an empty list item is an error, not dropped; an empty --shapes is
 		// not the default shape
 		{[]string{"sweep", "--n", "32,,64"}, `--n "32,,64": item 2 is empty`},

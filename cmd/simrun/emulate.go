@@ -52,7 +52,7 @@ func runEmulate(args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	res, err := sim.Emulate(p, k, t, *workers)
 	if err != nil {
-		return fail(stderr, "emulate", err)
+		return fail(stderr, "emulate", flagError(err)) // the plan checks k against the tile
 	}
 	wall := time.Since(start)
 	ref := golden.Reference(p, t)

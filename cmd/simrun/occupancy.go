@@ -40,7 +40,7 @@ func runOccupancy(args []string, stdout, stderr io.Writer) int {
 	typeB := fs.String("type-b", "f32", "activation type (f32, f16), for the variant's registers")
 	threads := fs.Int("threads", 0, "threads per threadgroup (default: the variant's)")
 	regs := fs.Int("regs", 0, "registers per thread (default: the variant's)")
-	tgMem := fs.Int("tg-mem", -1, "threadgroup memory in bytes (default: the variant's)")
+	tgMem := fs.Int("tg-mem", 0, "threadgroup memory in bytes (default: the variant's)")
 	table := fs.String("table", "16:128:4", "register counts of the table, MIN:MAX:STEP")
 	plotFile := fs.String("plot", "", "draw simdgroups per core against registers per thread into this .png or .svg file")
 	if code, ok := parse(fs, args); !ok {

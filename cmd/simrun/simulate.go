@@ -43,7 +43,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	}
 	r, err := sim.Simulate(p, k, chip, opt)
 	if err != nil {
-		return fail(stderr, "simulate", err)
+		return fail(stderr, "simulate", flagError(err)) // the plan checks k against the tile
 	}
 	if err := trace.WriteResult(stdout, r); err != nil {
 		return fail(stderr, "simulate", err)

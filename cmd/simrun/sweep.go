@@ -333,6 +333,9 @@ func checkFileTokens(routes []routePoint, ns []int, nFlag string) error {
 // flagError names the flag of a tile.Problem validation error.
 func flagError(err error) error {
 	s := err.Error()
+	if strings.HasPrefix(s, "--") {
+		return err // already names its flag
+	}
 	for _, r := range []struct{ field, flag string }{
 		{"n_mats (experts)", "--experts"}, {"n_used (experts per token)", "--used"},
 		{"m (rows)", "--m"}, {"problem: k", "--k"}, {"n (tokens)", "--n"},

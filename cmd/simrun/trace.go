@@ -143,7 +143,7 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	}
 	res, err := sim.NewSimulator().TraceRun(p, k, chip, *seed, rec)
 	if err != nil {
-		return fail(stderr, "trace", err)
+		return fail(stderr, "trace", flagError(err)) // the plan checks k against the tile
 	}
 	tl := rec.Timeline()
 
