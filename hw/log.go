@@ -96,7 +96,8 @@ func (l *Log) SkippedOps() []OpCount {
 // console output (possibly with ANSI colour codes, CRLF line ends, several
 // backends, unrelated lines such as ggml init messages, which are ignored) or
 // the --output sql form ("INSERT INTO test_backend_ops (...) VALUES (...);",
-// one per line, columns mapped by name). Both forms may be mixed.
+// one per line, columns mapped by name). Both forms may be mixed. A UTF-8
+// byte-order mark at the start of the input is ignored.
 //
 // Perf lines have the form
 //

@@ -1,6 +1,7 @@
 package hw
 
 import (
+	"bytes"
 	"strings"
 )
 
@@ -40,8 +41,10 @@ const sniffLimit = 64 << 10
 //   - console: some line is a "Testing N devices", "Backend i/N: NAME" or
 //     "Device description:" line, or a case line "  OP(...): ...".
 //
-// SQL wins over console when both appear. Anything else is FormatUnknown.
+// SQL wins over console when both appear. Anything else is FormatUnknown. A
+// UTF-8 byte-order mark at the start is ignored, as the parsers ignore it.
 func Sniff(data []byte) Format {
+	data = bytes.TrimPrefix(data, []byte(utf8BOM))
 	if len(data) > sniffLimit {
 		data = data[:sniffLimit]
 	}

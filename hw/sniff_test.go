@@ -52,3 +52,58 @@ func TestSniff(t *testing.T) {
 		}
 	}
 }
+
+// TestByteOrderMark: a UTF-8 byte-order mark at the start of a file is
+// ignored by Sniff and by both parsers, whatever the first line holds.
+func TestByteOrderMark(t *testing.T) {
+	const bom = "\xef\xbb\xbf"
+	tsv, err := os.ReadFile("testdata/m1pro-16c-simdgroup-q4_0.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	perfLine := perfCase + " 1878 runs - 533.28 us/run - 33.97 GFLOP/run - 63.71 TFLOPS\n"
+	sqlLine := "INSERT INTO test_backend_ops (op_name, op_params, test_mode, time_us) VALUES ('MUL_MAT', 'type_a=f16,type_b=f32,m=64,n=32,k=256', 'perf', 5);\n"
+	for _, tc := range []struct {
+		name, data string
+		format     Format
+	}{
+		{"tsv", string(tsv), FormatTSV},
+		{"console", perfLine + perfLine, FormatConsole},
+		{"sql", sqlLine + strings.Replace(sqlLine, "n=32", "n=64", 1), FormatSQL},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Sniff([]byte(bom + tc.data)); got != tc.format {
+				t.Fatalf("Sniff = %v, want %v", got, tc.format)
+			}
+			parse := func(data string) ([]Row, error) {
+				if tc.format == FormatTSV {
+					return ParseTSV(strings.NewReader(data), "f")
+				}
+				l, err := ParseLog(strings.NewReader(data), "f")
+				if err != nil {
+					return nil, err
+				}
+				if len(l.Errors) > 0 {
+					return nil, l.Errors[0]
+				}
+				return l.Rows, nil
+			}
+			plain, err := parse(tc.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			marked, err := parse(bom + tc.data)
+			if err != nil {
+				t.Fatalf("with a byte-order mark: %v", err)
+			}
+			if len(marked) != len(plain) || len(marked) == 0 {
+				t.Fatalf("%d rows with a byte-order mark, %d without", len(marked), len(plain))
+			}
+			for i := range plain {
+				if marked[i].Line != plain[i].Line || !marked[i].Params.Equal(plain[i].Params) || marked[i].USPerRun != plain[i].USPerRun {
+					t.Errorf("row %d: %+v with a byte-order mark, %+v without", i, marked[i], plain[i])
+				}
+			}
+		})
+	}
+}

@@ -48,7 +48,8 @@ const (
 // ParseTSV reads a calibration file: tab-separated cells, column names in a
 // header line that starts with "#" (the first "#" line holding a tab; earlier
 // "#" lines without a tab are comments). Columns may come in any order and
-// unknown columns are ignored; blank lines and later "#" lines are skipped.
+// unknown columns are ignored; blank lines and later "#" lines are skipped. A
+// UTF-8 byte-order mark at the start of the file is ignored.
 //
 // Required columns: chip, op, type_a, type_b, n_experts, n_used, m, k, n, and
 // either (variant, us_per_run) or (baseline, variant, delta_pct). Optional:
@@ -317,12 +318,20 @@ func (t *tsvParser) finish() ([]Row, error) {
 	return t.rows, nil
 }
 
+// utf8BOM is the UTF-8 byte-order mark some editors and spreadsheets write
+// at the start of a text file.
+const utf8BOM = "\ufeff"
+
 // eachLine calls fn with every line of r (1-based number, line end and a
-// trailing CR removed). It stops at the first error of fn or of r.
+// trailing CR removed, and a UTF-8 byte-order mark at the start of line 1).
+// It stops at the first error of fn or of r.
 func eachLine(r io.Reader, source string, fn func(n int, line string) error) error {
 	br := bufio.NewReader(r)
 	for n := 1; ; n++ {
 		line, err := br.ReadString('\n')
+		if n == 1 {
+			line = strings.TrimPrefix(line, utf8BOM)
+		}
 		if len(line) > 0 {
 			line = strings.TrimSuffix(line, "\n")
 			line = strings.TrimSuffix(line, "\r")
