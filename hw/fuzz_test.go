@@ -82,6 +82,9 @@ func FuzzParseLog(f *testing.F) {
 			if !isKnownOp(r.Op) || !r.HasTime || r.Source != "fuzz.log" {
 				t.Fatalf("row %+v", r)
 			}
+			if !(r.USPerRun >= minUSPerRun && r.USPerRun <= maxUSPerRun) {
+				t.Fatalf("row %+v: time outside [%g, %g]", r, minUSPerRun, maxUSPerRun)
+			}
 			for _, v := range []float64{r.USPerRun, r.FLOPPerRun, r.FLOPS, r.KBPerRun, r.GBPerS} {
 				if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 					t.Fatalf("row %+v has a bad number", r)
@@ -122,10 +125,10 @@ func FuzzParseTSV(f *testing.F) {
 			if r.Line < 1 || r.Line > lines || !isKnownOp(r.Op) || r.Chip == "" || r.Variant == "" || !(r.HasTime || r.HasDelta) {
 				t.Fatalf("row %+v", r)
 			}
-			if r.HasTime && (!(r.USPerRun > 0) || math.IsInf(r.USPerRun, 0)) {
+			if r.HasTime && !(r.USPerRun >= minUSPerRun && r.USPerRun <= maxUSPerRun) {
 				t.Fatalf("row %+v: time", r)
 			}
-			if r.HasDelta && (!(r.DeltaPct > -100) || math.IsInf(r.DeltaPct, 0) || r.Baseline == "") {
+			if r.HasDelta && (!(r.DeltaPct > minDeltaPct && r.DeltaPct <= maxDeltaPct) || r.Baseline == "") {
 				t.Fatalf("row %+v: delta", r)
 			}
 			if _, p, err := ParseCase(r.Op + "(" + r.Params.Vars() + ")"); err != nil || !p.Equal(r.Params) {

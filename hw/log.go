@@ -105,8 +105,10 @@ func (l *Log) SkippedOps() []OpCount {
 //	OP(k=v,...):   N runs - T us/run - K kB/run - B GB/s
 //
 // A line of a known op that does not parse (truncated, a field missing, a
-// NaN, infinite, negative or non-numeric number, unbalanced parens) goes to
-// [Log.Errors] with its line number; the other lines are kept.
+// NaN, infinite, negative or non-numeric number, a time per run outside the
+// plausible [0.001, 1e9] µs, unbalanced parens) goes to [Log.Errors] with its
+// line number; the other lines are kept. The sql form's time_us has the same
+// range.
 //
 // The error is non-nil only for a read failure or an input that holds no
 // test-backend-ops output at all (empty, or nothing recognisable).
@@ -479,7 +481,7 @@ func parsePerf(rest string) (perf, error) {
 	if t, err = next("us/run value"); err != nil {
 		return p, err
 	}
-	if p.us, err = parseMeasure("us/run", t); err != nil {
+	if p.us, err = parseUSPerRun("us/run", t); err != nil {
 		return p, err
 	}
 	if err := expect("us/run"); err != nil {

@@ -289,6 +289,10 @@ func TestParseLogLines(t *testing.T) {
 		{"NaN FLOP", perfCase + "   1878 runs -   533.28 us/run -    nan GFLOP/run -  63.71 TFLOPS", Row{}, `GFLOP/run "nan": NaN`},
 		{"hex time", perfCase + "   1878 runs -   0x1p3 us/run -  33.97 GFLOP/run -  63.71 TFLOPS", Row{}, `us/run "0x1p3": want a decimal number`},
 		{"huge time", perfCase + "   1878 runs -   1e999 us/run -  33.97 GFLOP/run -  63.71 TFLOPS", Row{}, "out of range"},
+		{"zero time", perfCase + "   1878 runs -   0.00 us/run -  33.97 GFLOP/run -  63.71 TFLOPS", Row{},
+			`us/run "0.00": zero; want a positive decimal number of microseconds per run, in [0.001, 1e+09]`},
+		{"implausible time", perfCase + "   1 runs -   2000000000.00 us/run -  33.97 GFLOP/run -  63.71 TFLOPS", Row{},
+			`us/run "2000000000.00": above 1e+09; want a positive decimal number of microseconds per run, in [0.001, 1e+09]`},
 		{"mixed forms", perfCase + "   1878 runs -   533.28 us/run -  33.97 GFLOP/run -  63.71 GB/s", Row{}, `unit "GB/s": want kFLOPS`},
 		{"memory with FLOPS", perfCase + "   1878 runs -   533.28 us/run -  24576 kB/run -  63.71 TFLOPS", Row{}, `want "GB/s"`},
 		{"unbalanced brackets", "  MUL_MAT(type_a=f16,bs=[1,1):   5 runs - 1.5 us/run - 8.19 kFLOP/run - 5.46 MFLOPS", Row{}, "unbalanced"},
@@ -350,6 +354,10 @@ func TestParseLogOtherLines(t *testing.T) {
 		{"sql truncated", "INSERT INTO test_backend_ops (op_name, test_mode, time_us) VALUES ('MUL_MAT_ID', 'perf'\n", 0, 0, 0, 0, 1},
 		{"sql count mismatch", "INSERT INTO test_backend_ops (op_name, test_mode, time_us) VALUES ('MUL_MAT_ID', 'perf');\n", 0, 0, 0, 0, 1},
 		{"sql negative time", "INSERT INTO test_backend_ops (op_name, op_params, test_mode, time_us) VALUES ('MUL_MAT_ID', 'n=1', 'perf', -3);\n", 0, 0, 0, 0, 1},
+		{"sql zero time", "INSERT INTO test_backend_ops (op_name, op_params, test_mode, time_us) VALUES ('MUL_MAT_ID', 'n=1', 'perf', 0);\n", 0, 0, 0, 0, 1},
+		{"sql huge time", "INSERT INTO test_backend_ops (op_name, op_params, test_mode, time_us) VALUES ('MUL_MAT_ID', 'n=1', 'perf', 1e308);\n", 0, 0, 0, 0, 1},
+		{"sql time at the bounds", "INSERT INTO test_backend_ops (op_name, op_params, test_mode, time_us) VALUES ('MUL_MAT_ID', 'n=1', 'perf', 0.001);\n" +
+			"INSERT INTO test_backend_ops (op_name, op_params, test_mode, time_us) VALUES ('MUL_MAT_ID', 'n=2', 'perf', 1000000000);\n", 2, 0, 0, 0, 0},
 		{"sql missing time", "INSERT INTO test_backend_ops (op_name, op_params, test_mode) VALUES ('MUL_MAT_ID', 'n=1', 'perf');\n", 0, 0, 0, 0, 1},
 		{"sql missing mode", "INSERT INTO test_backend_ops (op_name, op_params) VALUES ('MUL_MAT_ID', 'n=1');\n", 0, 0, 0, 0, 1},
 		{"sql bad mode", "INSERT INTO test_backend_ops (op_name, test_mode) VALUES ('MUL_MAT_ID', 'fast');\n", 0, 0, 0, 0, 1},
@@ -372,6 +380,25 @@ func TestParseLogOtherLines(t *testing.T) {
 					tc.rows, tc.tests, tc.unsupported, tc.skipped, tc.errs)
 			}
 		})
+	}
+}
+
+// TestParseLogSQLTimeRange: time_us has the plausible range of the console
+// form's us/run and the TSV's us_per_run, and the error names the field.
+func TestParseLogSQLTimeRange(t *testing.T) {
+	for v, want := range map[string]string{
+		"0":     `t.sql: line 1: sql: time_us "0": zero; want a positive decimal number of microseconds per run, in [0.001, 1e+09]`,
+		"1e308": `t.sql: line 1: sql: time_us "1e308": above 1e+09; want`,
+		"1e-5":  `t.sql: line 1: sql: time_us "1e-5": below 0.001; want`,
+	} {
+		in := "INSERT INTO test_backend_ops (op_name, op_params, test_mode, time_us) VALUES ('MUL_MAT', 'n=1', 'perf', " + v + ");\n"
+		l, err := ParseLog(strings.NewReader(in), "t.sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(l.Rows) != 0 || len(l.Errors) != 1 || !strings.Contains(l.Errors[0].Error(), want) {
+			t.Errorf("time_us %s: rows %+v, errors %v; want one error containing %q", v, l.Rows, l.Errors, want)
+		}
 	}
 }
 

@@ -99,6 +99,54 @@ func parseMeasure(field, s string) (float64, error) {
 	return f, nil
 }
 
+// The plausible range of a measured time per run, in microseconds: one rule
+// for a calibration TSV's us_per_run, a console log's us/run and an --output
+// sql row's time_us. A Metal dispatch alone costs microseconds, so no
+// measured run takes 1 ns (0.001 µs; test-backend-ops prints two decimals, so
+// a run it timed prints at least 0.01); 1e9 µs is 1000 s for one run, far
+// beyond any kernel test-backend-ops repeats within its one-second window.
+// A time outside the range is a failed or truncated measurement ("0.00"), a
+// unit slip or garbage, and would make the error % infinite or meaningless.
+const (
+	minUSPerRun = 0.001
+	maxUSPerRun = 1e9
+)
+
+// wantUSPerRun describes the allowed measured times in error messages.
+var wantUSPerRun = fmt.Sprintf("a positive decimal number of microseconds per run, in [%g, %g]", minUSPerRun, maxUSPerRun)
+
+// parseUSPerRun parses a measured time per run and checks it against the
+// plausible range; field names it in errors.
+func parseUSPerRun(field, s string) (float64, error) {
+	us, err := parseMeasure(field, s)
+	switch {
+	case err != nil:
+	case us == 0:
+		err = fmt.Errorf("%s %q: zero", field, s)
+	case us < minUSPerRun:
+		err = fmt.Errorf("%s %q: below %g", field, s, minUSPerRun)
+	case us > maxUSPerRun:
+		err = fmt.Errorf("%s %q: above %g", field, s, maxUSPerRun)
+	default:
+		return us, nil
+	}
+	return 0, fmt.Errorf("%w; want %s", err, wantUSPerRun)
+}
+
+// The allowed range of a relative row's delta_pct, (variant - baseline) /
+// baseline * 100. Above -100 since both times are positive; at most +10000 %,
+// a variant 101 times as slow as its baseline on the same problem: kernel
+// variants of one op differ by well under 10x (the calibration sets by under
+// 2x), so a larger delta is a broken build or a unit slip (µs against ms is
+// +99900 %).
+const (
+	minDeltaPct = -100 // exclusive
+	maxDeltaPct = 10000
+)
+
+// wantDeltaPct describes the allowed deltas in error messages.
+var wantDeltaPct = fmt.Sprintf("a decimal percentage above %d and at most %d, e.g. -37.3", minDeltaPct, maxDeltaPct)
+
 // parseCount parses a non-negative decimal integer.
 func parseCount(field, s string) (int, error) {
 	n, err := strconv.Atoi(s)

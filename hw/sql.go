@@ -115,7 +115,7 @@ func sqlPerfRow(get func(string) string) (Row, error) {
 	if t == "" {
 		return row, fmt.Errorf("time_us: missing on a perf row")
 	}
-	if row.USPerRun, err = parseMeasure("time_us", t); err != nil {
+	if row.USPerRun, err = parseUSPerRun("time_us", t); err != nil {
 		return row, err
 	}
 	row.HasTime = true

@@ -58,6 +58,8 @@ const (
 // 0). A file whose rows are all MUL_MAT may omit n_experts and n_used; in a
 // mixed file those cells are empty on MUL_MAT rows. When both us_per_run and
 // delta_pct columns exist a row needs at least one of them filled.
+// us_per_run must be in [0.001, 1e9] µs, the plausible range the log readers
+// apply too; delta_pct above -100 and at most 10000.
 //
 // Row.Params gets the keys test-backend-ops prints: type_a, type_b, n_mats,
 // n_used, b, m, n, k for MUL_MAT_ID (plus o, mul for MUL_MAT_ID_FUSION), and
@@ -256,16 +258,16 @@ func (t *tsvParser) row(n int, line string) {
 	}
 	row.Statistic = get(colStatistic)
 	if v := get(colUSPerRun); v != "" || !t.has(colDeltaPct) {
-		us, err := strconv.ParseFloat(v, 64)
-		if err != nil || !isDecimal(v) || math.IsInf(us, 0) || us <= 0 {
-			bad(colUSPerRun, "a positive decimal number of microseconds")
+		us, err := parseUSPerRun(colUSPerRun, v)
+		if err != nil {
+			bad(colUSPerRun, wantUSPerRun)
 		}
 		row.USPerRun, row.HasTime = us, true
 	}
 	if v := get(colDeltaPct); v != "" || (t.has(colDeltaPct) && !row.HasTime) {
 		d, err := strconv.ParseFloat(v, 64)
-		if err != nil || !isDecimal(v) || math.IsInf(d, 0) || d <= -100 {
-			bad(colDeltaPct, "a decimal percentage above -100, e.g. -37.3")
+		if err != nil || !isDecimal(v) || math.IsInf(d, 0) || !(d > minDeltaPct && d <= maxDeltaPct) {
+			bad(colDeltaPct, wantDeltaPct)
 		}
 		row.DeltaPct, row.HasDelta = d, true
 		row.Baseline = get(colBaseline)

@@ -186,6 +186,12 @@ func TestParseTSVCases(t *testing.T) {
 		{"mixed file", tsvHead + "M5\tMUL_MAT\tq4_0\tf32\t\t\t4096\t14336\t8\tupstream\t240\n" +
 			"M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\tupstream\t1118\n", 2, "", nil},
 		{"zero time", tsvHead + "M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\tupstream\t0\n", 0, `value "0": want a positive decimal`, nil},
+		{"tiny time", tsvHead + "M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\tupstream\t1e-300\n", 0,
+			`line 2: column "us_per_run": value "1e-300": want a positive decimal number of microseconds per run, in [0.001, 1e+09]`, nil},
+		{"huge time", tsvHead + "M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\tupstream\t1e300\n", 0,
+			`line 2: column "us_per_run": value "1e300": want a positive decimal number of microseconds per run, in [0.001, 1e+09]`, nil},
+		{"times at the bounds", tsvHead + "M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\tupstream\t0.001\n" +
+			"M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t64\tupstream\t1e9\n", 2, "", nil},
 		{"inf time", tsvHead + "M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\tupstream\tInf\n", 0, `value "Inf"`, nil},
 		{"bad b", "# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tb\tvariant\tus_per_run\n" +
 			"M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\t2\tupstream\t5\n", 0, `column "b": value "2": want 0, 1 or empty`, nil},
@@ -198,6 +204,12 @@ func TestParseTSVCases(t *testing.T) {
 			"M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\thalftile\thalftile\t-37\n", 0, `a variant other than "halftile"`, nil},
 		{"relative below -100", "# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tbaseline\tvariant\tdelta_pct\n" +
 			"M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\tupstream\thalftile\t-100\n", 0, `value "-100": want a decimal percentage above -100`, nil},
+		{"relative above +10000", "# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tbaseline\tvariant\tdelta_pct\n" +
+			"M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\tupstream\thalftile\t1e300\n", 0,
+			`line 2: column "delta_pct": value "1e300": want a decimal percentage above -100 and at most 10000`, nil},
+		{"relative at the bounds", "# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tbaseline\tvariant\tdelta_pct\n" +
+			"M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\tupstream\thalftile\t10000\n" +
+			"M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t64\tupstream\thalftile\t-99.99\n", 2, "", nil},
 		{"both forms, one each", "# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tbaseline\tvariant\tus_per_run\tdelta_pct\n" +
 			"M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\t\tupstream\t1118\t\n" +
 			"M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\tupstream\thalftile\t\t-1.2\n", 2, "",
