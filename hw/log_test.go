@@ -457,3 +457,36 @@ func TestStripANSI(t *testing.T) {
 		}
 	}
 }
+
+// TestLogCheckRows: a log that parses but holds no measurement rows is an
+// error naming the source and why its lines were skipped.
+func TestLogCheckRows(t *testing.T) {
+	const head = "Testing 1 devices\nBackend 1/1: MTL0\n  Device description: Apple M1 Pro\n"
+	for _, tc := range []struct{ name, input, want string }{
+		{"header only", head, `x.log: no measurement rows (no perf line of MUL_MAT_ID, MUL_MAT_ID_FUSION or MUL_MAT`},
+		{"truncated perf line", head + perfCase + " 1878 runs - 533.2\n", "x.log: no measurement rows (1 line skipped: 1 malformed (line 4))"},
+		{"truncated sql", "INSERT INTO test_backend_ops (op_name, test_mode, time_us) VALUES ('MUL_MAT_ID', 'perf'\n",
+			"x.log: no measurement rows (1 line skipped: 1 malformed (line 1))"},
+		{"test mode", head + perfCase + " OK\n" + perfCase + " FAIL\n  ADD(type=f32): OK\n  MUL_MAT(type_a=nvfp4): not supported\n",
+			"x.log: no measurement rows (4 lines skipped: 2 test-mode results, 1 case not supported by the backend, 1 line of another op)"},
+		{"many malformed", strings.Repeat(perfCase+" 1 runs\n", 7), "7 malformed (lines 1, 2, 3, 4, 5 and 2 more)"},
+		{"one row", head + perfCase + " 1878 runs - 533.28 us/run - 33.97 GFLOP/run - 63.71 TFLOPS\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := ParseLog(strings.NewReader(tc.input), "x.log")
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = l.CheckRows("x.log")
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("CheckRows: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("CheckRows: %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}

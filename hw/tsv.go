@@ -315,7 +315,7 @@ func (t *tsvParser) finish() ([]Row, error) {
 	case t.header == nil:
 		return nil, t.errorf("no header line; want a first line like \"# chip\\top\\ttype_a\\t...\"")
 	case len(t.rows) == 0:
-		return nil, t.errorf("header but no data rows")
+		return nil, t.errorf("no measurement rows (header but no data rows)")
 	}
 	return t.rows, nil
 }

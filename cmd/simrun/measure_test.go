@@ -44,3 +44,41 @@ func TestValidateRejectsImplausibleTimes(t *testing.T) {
 		t.Errorf("exit %d\n%s\n%s\nwant exit 0, one row and %q", code, out, errb, want)
 	}
 }
+
+// TestEmptyMeasurementFiles: a measurement file of any format that yields no
+// rows is exit 2 with an error naming the file and what was skipped, in
+// validate and fit and for a --baseline file, before the follow-on checks
+// (the chip of fit's --param, validate's --variant) can misdirect.
+func TestEmptyMeasurementFiles(t *testing.T) {
+	dir := t.TempDir()
+	const head = "Testing 1 devices\nBackend 1/1: MTL0\n  Device description: Apple M1 Pro\n"
+	const perf = "  MUL_MAT_ID(type_a=q4_0,type_b=f32,n_mats=16,n_used=4,b=0,m=64,n=32,k=256): 10 runs - 100.00 us/run - 2.10 MFLOP/run - 21.00 GFLOPS\n"
+	headerOnly := sweepWriteFile(t, dir, "header.log", head)
+	truncated := sweepWriteFile(t, dir, "truncated.log", head+perf[:len(perf)-40]+"\n")
+	sql := sweepWriteFile(t, dir, "truncated.sql", "INSERT INTO test_backend_ops (op_name, op_params, test_mode, time_us) VALUES "+
+		"('MUL_MAT_ID', 'type_a=q4_0,type_b=f32,n_mats=16,n_used=4,b=0,m=64,n=32,k=256', 'perf', 10\n")
+	tsv := sweepWriteFile(t, dir, "header.tsv", measureTSVHead)
+	good := sweepWriteFile(t, dir, "good.log", head+perf)
+	m1 := "sg_launch_clk@M1 Pro 16-core GPU"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"validate", headerOnly}, "header.log: no measurement rows (no perf line of MUL_MAT_ID"},
+		{[]string{"validate", truncated}, "truncated.log: no measurement rows (1 line skipped: 1 malformed (line 4))"},
+		{[]string{"validate", sql}, "truncated.sql: no measurement rows (1 line skipped: 1 malformed (line 1))"},
+		{[]string{"validate", tsv}, "header.tsv: no measurement rows (header but no data rows)"},
+		{[]string{"validate", good, headerOnly}, "header.log: no measurement rows"},
+		{[]string{"validate", "--baseline", headerOnly, "--variant", "halftile", good}, "header.log: no measurement rows"},
+		{[]string{"validate", "--variant", "halftile", headerOnly}, "header.log: no measurement rows"},
+		{[]string{"fit", "--param", m1, headerOnly}, "header.log: no measurement rows"},
+		{[]string{"fit", "--param", m1, sql}, "truncated.sql: no measurement rows"},
+	} {
+		code, out, errb := simrunCmd(tc.args...)
+		if code != exitBadUsed || out != "" || !strings.Contains(errb, tc.want) ||
+			strings.Contains(errb, "is not among the chips") || strings.Contains(errb, "every row names its variant") {
+			t.Errorf("simrun %s: exit %d\nstdout %q\nstderr %q\nwant exit 2, no output and %q",
+				strings.Join(tc.args, " "), code, out, errb, tc.want)
+		}
+	}
+}

@@ -18,7 +18,8 @@ import (
 // readMeasurements parses measurement files of any supported format (calibration
 // TSV, test-backend-ops console log, --output sql); with no files it returns the
 // embedded calibration sets. Malformed log lines are reported to stderr and
-// skipped; a malformed TSV is an error.
+// skipped; a malformed TSV is an error, and so is a file of any format that
+// yields no measurement rows.
 func readMeasurements(files []string, stderr io.Writer) ([]hw.Row, []string, error) {
 	if len(files) == 0 {
 		rows, err := hw.CalibrationRows()
@@ -50,6 +51,9 @@ func readMeasurements(files []string, stderr io.Writer) ([]hw.Row, []string, err
 			}
 			for _, u := range lg.Unsupported {
 				fmt.Fprintf(stderr, "%s: line %d: %s not supported by the backend\n", f, u.Line, u.Op)
+			}
+			if err := lg.CheckRows(f); err != nil {
+				return nil, nil, err
 			}
 			rows = append(rows, lg.Rows...)
 		default:
