@@ -4,6 +4,7 @@ package main
 // whatever its format. The files are constructed here, not captured.
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -80,5 +81,40 @@ func TestEmptyMeasurementFiles(t *testing.T) {
 			t.Errorf("simrun %s: exit %d\nstdout %q\nstderr %q\nwant exit 2, no output and %q",
 				strings.Join(tc.args, " "), code, out, errb, tc.want)
 		}
+	}
+}
+
+// TestMeasurementFileGivenTwice: a file given twice, under the same or
+// another path to it, or a copy of another file, is exit 2 naming it: its
+// rows would count twice (or pair with themselves as --baseline).
+func TestMeasurementFileGivenTwice(t *testing.T) {
+	dir := t.TempDir()
+	a := sweepWriteFile(t, dir, "a.tsv", measureTSVHead+measureTSVRow)
+	b := sweepWriteFile(t, dir, "b.tsv", measureTSVHead+measureTSVRow)
+	dotA := dir + string(filepath.Separator) + "." + string(filepath.Separator) + "a.tsv"
+	const head = "Backend 1/1: MTL0\n  Device description: Apple M1 Pro\n"
+	const perfCase = "  MUL_MAT_ID(type_a=q4_0,type_b=f32,n_mats=16,n_used=4,b=0,m=64,n=32,k=256): 10 runs - "
+	base := sweepWriteFile(t, dir, "base.log", head+perfCase+"100.00 us/run - 2.10 MFLOP/run - 21.00 GFLOPS\n")
+	variant := sweepWriteFile(t, dir, "variant.log", head+perfCase+"90.00 us/run - 2.10 MFLOP/run - 23.30 GFLOPS\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"validate", a, a}, "a.tsv: given twice; give each measurement file once"},
+		{[]string{"validate", a, dotA}, "a.tsv: given twice (as " + a + " and " + dotA + ")"},
+		{[]string{"validate", a, b}, "b.tsv: the same content as " + a},
+		{[]string{"validate", "--baseline", base, "--variant", "halftile", base}, "base.log: given twice"},
+		{[]string{"fit", "--param", "sg_launch_clk@M1 Pro 16-core GPU", a, a}, "a.tsv: given twice"},
+	} {
+		code, out, errb := simrunCmd(tc.args...)
+		if code != exitBadUsed || out != "" || !strings.Contains(errb, tc.want) {
+			t.Errorf("simrun %s: exit %d\nstdout %q\nstderr %q\nwant exit 2, no output and %q",
+				strings.Join(tc.args, " "), code, out, errb, tc.want)
+		}
+	}
+	// distinct files still pair: the baseline's rows are upstream
+	code, out, errb := simrunCmd("validate", "--draws", "1", "--baseline", base, "--variant", "halftile", variant)
+	if code != exitOK || !strings.Contains(out, "halftile vs upstream") || !strings.Contains(out, "all: 2 rows, 2 modelled") {
+		t.Errorf("--baseline: exit %d\n%s\n%s", code, out, errb)
 	}
 }

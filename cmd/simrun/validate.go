@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -19,18 +21,35 @@ import (
 // TSV, test-backend-ops console log, --output sql); with no files it returns the
 // embedded calibration sets. Malformed log lines are reported to stderr and
 // skipped; a malformed TSV is an error, and so is a file of any format that
-// yields no measurement rows.
+// yields no measurement rows, and a file given twice (the same cleaned path,
+// or the same content), whose rows would count twice.
 func readMeasurements(files []string, stderr io.Writer) ([]hw.Row, []string, error) {
 	if len(files) == 0 {
 		rows, err := hw.CalibrationRows()
 		return rows, hw.CalibrationFiles(), err
 	}
+	byPath := map[string]string{}
+	for _, f := range files {
+		if prev, dup := byPath[filepath.Clean(f)]; dup {
+			if prev == f {
+				return nil, nil, fmt.Errorf("%s: given twice; give each measurement file once", f)
+			}
+			return nil, nil, fmt.Errorf("%s: given twice (as %s and %s); give each measurement file once", f, prev, f)
+		}
+		byPath[filepath.Clean(f)] = f
+	}
+	byContent := map[[sha256.Size]byte]string{}
 	var rows []hw.Row
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			return nil, nil, err
 		}
+		sum := sha256.Sum256(data)
+		if prev, dup := byContent[sum]; dup && len(data) > 0 {
+			return nil, nil, fmt.Errorf("%s: the same content as %s (a copy or a link?); give each measurement file once", f, prev)
+		}
+		byContent[sum] = f
 		switch hw.Sniff(data) {
 		case hw.FormatTSV:
 			r, err := hw.ParseTSV(bytes.NewReader(data), f)
@@ -137,21 +156,19 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	if *baseline != "" && (mf.variant == "" || fs.NArg() == 0) {
 		return fail(stderr, "validate", fmt.Errorf("--baseline %s: also give --variant NAME and the variant build's FILE", *baseline))
 	}
-	rows, _, err := readMeasurements(fs.Args(), stderr)
+	files := fs.Args()
+	if *baseline != "" {
+		// read with the FILEs, so that a FILE that is the baseline is an error
+		files = append([]string{*baseline}, files...)
+	}
+	rows, _, err := readMeasurements(files, stderr)
 	if err != nil {
 		return fail(stderr, "validate", err)
 	}
-	if *baseline != "" {
-		base, _, err := readMeasurements([]string{*baseline}, stderr)
-		if err != nil {
-			return fail(stderr, "validate", err)
+	for i := range rows {
+		if *baseline != "" && rows[i].Source == *baseline && rows[i].Variant == "" {
+			rows[i].Variant = "upstream"
 		}
-		for i := range base {
-			if base[i].Variant == "" {
-				base[i].Variant = "upstream"
-			}
-		}
-		rows = append(base, rows...)
 	}
 	cases, err := mf.cases(rows)
 	if err != nil {
