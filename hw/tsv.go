@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -45,11 +46,59 @@ const (
 	colStatistic = "statistic"
 )
 
+// tsvColumns are the columns ParseTSV reads; any other column is ignored.
+var tsvColumns = []string{colChip, colGPUPath, colOp, colTypeA, colTypeB, colNExperts, colNUsed, colB, colM, colK, colN,
+	colO, colMul, colVariant, colBaseline, colUSPerRun, colDeltaPct, colStatistic}
+
+// nearColumn returns the known column an unknown column name is a near miss
+// of, or "": the same after lower-casing and mapping '-' and ' ' to '_', or,
+// for known names of three or more letters, one edit (insertion, deletion,
+// substitution or swap of neighbours) away from it. One- and two-letter
+// names (op, b, m, k, n, o) only match by case and separators: every other
+// short column would be an edit away from one of them.
+func nearColumn(name string) string {
+	norm := strings.Map(func(r rune) rune {
+		if r == '-' || r == ' ' {
+			return '_'
+		}
+		return r
+	}, strings.ToLower(name))
+	for _, c := range tsvColumns {
+		if norm == c || len(c) >= 3 && withinOneEdit(norm, c) {
+			return c
+		}
+	}
+	return ""
+}
+
+// withinOneEdit reports whether a and b differ by at most one inserted,
+// deleted or substituted byte, or one swap of neighbouring bytes.
+func withinOneEdit(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(b)-len(a) > 1 {
+		return false
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	if len(a) == len(b) {
+		return a[i:] == b[i:] || a[i+1:] == b[i+1:] ||
+			i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
+	}
+	return a[i:] == b[i+1:]
+}
+
 // ParseTSV reads a calibration file: tab-separated cells, column names in a
 // header line that starts with "#" (the first "#" line holding a tab; earlier
 // "#" lines without a tab are comments). Columns may come in any order and
-// unknown columns are ignored; blank lines and later "#" lines are skipped. A
-// UTF-8 byte-order mark at the start of the file is ignored.
+// unknown columns are ignored, except one whose name is a near miss of a
+// known column ("gpu-path", "Variant", "n_use": see nearColumn), which is an
+// error naming both, since a typo would otherwise change results silently.
+// Blank lines and later "#" lines are skipped. A UTF-8 byte-order mark at the
+// start of the file is ignored.
 //
 // Required columns: chip, op, type_a, type_b, n_experts, n_used, m, k, n, and
 // either (variant, us_per_run) or (baseline, variant, delta_pct). Optional:
@@ -125,6 +174,16 @@ func (t *tsvParser) setHeader(n int, line string) error {
 			return t.errorf("line %d: header names column %q twice", n, name)
 		}
 		t.col[name] = i
+	}
+	for _, name := range names {
+		if slices.Contains(tsvColumns, name) {
+			continue
+		}
+		if c := nearColumn(name); c != "" {
+			return t.errorf("line %d: column %q is not a known column but is close to %q: rename it to %q, "+
+				"or, if it is a column of your own, to a name less like a known column (a misspelt column is ignored, silently changing the results)",
+				n, name, c, c)
+		}
 	}
 	t.header = names
 	var missing []string

@@ -254,3 +254,63 @@ func TestParseTSVReadError(t *testing.T) {
 		t.Errorf("read failure: %v", err)
 	}
 }
+
+// TestParseTSVNearMissColumns: an unknown column that is a near miss of a
+// known one is an error naming both; unrelated extra columns are still
+// ignored.
+func TestParseTSVNearMissColumns(t *testing.T) {
+	const row = "M5\tsimdgroup\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\tupstream\t1118\tx\n"
+	head := func(path, extra string) string {
+		return "# chip\t" + path + "\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tvariant\tus_per_run\t" + extra + "\n"
+	}
+	for _, tc := range []struct{ path, extra, near string }{
+		{"gpu-path", "notes", "gpu_path"},
+		{"GPU_Path", "notes", "gpu_path"},
+		{"gpu path", "notes", "gpu_path"},
+		{"gpu_pth", "notes", "gpu_path"},
+		{"gpu_path", "statisitc", "statistic"},
+		{"gpu_path", "us_per_run2", "us_per_run"},
+		{"gpu_path", "ms_per_run", "us_per_run"},
+		{"gpu_path", "Variants", "variant"},
+		{"gpu_path", "M", "m"},
+		{"gpu_path", "O", "o"},
+		{"gpu_path", "Mul", "mul"},
+		{"gpu_path", "mull", "mul"},
+	} {
+		in := head(tc.path, tc.extra) + row
+		bad := tc.extra
+		if tc.path != "gpu_path" {
+			bad = tc.path
+		}
+		rows, err := ParseTSV(strings.NewReader(in), "c.tsv")
+		want := "c.tsv: line 1: column \"" + bad + "\" is not a known column but is close to \"" + tc.near + "\""
+		if err == nil || rows != nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("header with %q: rows %d, error %v; want %q", bad, len(rows), err, want)
+		}
+	}
+	for _, extra := range []string{"notes", "extra", "x", "os", "bs", "ms", "nr", "date", "commit", "machine", "runs", "us_per_run_2", "type_c_note"} {
+		rows, err := ParseTSV(strings.NewReader(head("gpu_path", extra)+row), "c.tsv")
+		if err != nil || len(rows) != 1 {
+			t.Errorf("extra column %q: rows %d, error %v; want it ignored", extra, len(rows), err)
+		}
+	}
+}
+
+func TestWithinOneEdit(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"", "", true}, {"a", "", true}, {"", "ab", false}, {"abc", "abc", true},
+		{"abc", "abd", true}, {"abc", "xbc", true}, {"abc", "ab", true}, {"abc", "bc", true}, {"abc", "abxc", true},
+		{"abc", "bac", true}, {"abc", "acb", true}, {"abcd", "badc", false}, {"abc", "cba", false},
+		{"abc", "xyc", false}, {"abc", "abcde", false},
+	} {
+		if got := withinOneEdit(tc.a, tc.b); got != tc.want {
+			t.Errorf("withinOneEdit(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+		if got := withinOneEdit(tc.b, tc.a); got != tc.want {
+			t.Errorf("withinOneEdit(%q, %q) = %v, want %v", tc.b, tc.a, got, tc.want)
+		}
+	}
+}

@@ -118,3 +118,21 @@ func TestMeasurementFileGivenTwice(t *testing.T) {
 		t.Errorf("--baseline: exit %d\n%s\n%s", code, out, errb)
 	}
 }
+
+// TestValidateMisspeltColumn: a TSV column that is a near miss of a known
+// one (gpu-path for gpu_path) stops validate instead of being ignored, which
+// would simulate the chip's default path; an unrelated extra column is fine.
+func TestValidateMisspeltColumn(t *testing.T) {
+	dir := t.TempDir()
+	typo := sweepWriteFile(t, dir, "typo.tsv", strings.Replace(measureTSVHead, "gpu_path", "gpu-path", 1)+measureTSVRow)
+	code, out, errb := simrunCmd("validate", "--draws", "1", typo)
+	want := `typo.tsv: line 1: column "gpu-path" is not a known column but is close to "gpu_path"`
+	if code != exitBadUsed || out != "" || !strings.Contains(errb, want) {
+		t.Errorf("exit %d\n%s\n%s\nwant exit 2 and %q", code, out, errb, want)
+	}
+	extra := sweepWriteFile(t, dir, "extra.tsv", strings.Replace(measureTSVHead, "\n", "\tnotes\n", 1)+
+		strings.Replace(measureTSVRow, "\n", "\tmeasured twice\n", 1))
+	if code, out, errb := simrunCmd("validate", "--draws", "1", extra); code != exitOK || !strings.Contains(out, "all: 1 rows") {
+		t.Errorf("extra column: exit %d\n%s\n%s", code, out, errb)
+	}
+}
