@@ -95,8 +95,10 @@ func withinOneEdit(a, b string) bool {
 // header line that starts with "#" (the first "#" line holding a tab; earlier
 // "#" lines without a tab are comments). Columns may come in any order and
 // unknown columns are ignored, except one whose name is a near miss of a
-// known column ("gpu-path", "Variant", "n_use": see nearColumn), which is an
-// error naming both, since a typo would otherwise change results silently.
+// known column ("gpu-path", "Variant", "n_use": the same after lower-casing
+// and mapping '-' and ' ' to '_', or one edit from a known name of three or
+// more letters), which is an error naming both, since a typo would otherwise
+// change results silently.
 // Blank lines and later "#" lines are skipped. A UTF-8 byte-order mark at the
 // start of the file is ignored.
 //
@@ -105,7 +107,9 @@ func withinOneEdit(a, b string) bool {
 // gpu_path ("simdgroup", "tensor" or empty), statistic, b (0 or 1, default
 // 0), and for MUL_MAT_ID_FUSION rows o (default 1) and mul (0 or 1, default
 // 0). A file whose rows are all MUL_MAT may omit n_experts and n_used; in a
-// mixed file those cells are empty on MUL_MAT rows. When both us_per_run and
+// mixed file those cells are empty on MUL_MAT rows. A shape cell the row's op
+// does not use (b, o, mul on MUL_MAT rows; o, mul on MUL_MAT_ID rows) must be
+// empty or hold its neutral value (b 0, o 1, mul 0). When both us_per_run and
 // delta_pct columns exist a row needs at least one of them filled.
 // us_per_run must be in [0.001, 1e9] µs, the plausible range the log readers
 // apply too; delta_pct above -100 and at most 10000.
@@ -275,6 +279,14 @@ func (t *tsvParser) row(n int, line string) {
 	}
 	m, k, nTok := posInt(colM), posInt(colK), posInt(colN)
 
+	// unused: a shape cell the row's op does not use may only hold its
+	// neutral value (or be empty), so that a value meant for it is not
+	// silently dropped
+	unused := func(c, neutral string) {
+		if v := get(c); v != "" && v != neutral {
+			bad(c, fmt.Sprintf("empty or %s on a %s row, which does not use %s", neutral, row.Op, c))
+		}
+	}
 	var pairs []Param
 	if row.Op == OpMulMat {
 		for _, c := range []string{colNExperts, colNUsed} {
@@ -282,6 +294,9 @@ func (t *tsvParser) row(n int, line string) {
 				bad(c, "empty on a MUL_MAT row")
 			}
 		}
+		unused(colB, "0")
+		unused(colO, "1")
+		unused(colMul, "0")
 		pairs = []Param{{"type_a", typeA}, {"type_b", typeB}, {"m", m}, {"n", nTok}, {"k", k}}
 	} else {
 		if missing := t.missingMoE(); missing != nil {
@@ -308,6 +323,9 @@ func (t *tsvParser) row(n int, line string) {
 				posInt(colO)
 			}
 			pairs = append(pairs, Param{"o", o}, Param{"mul", bit(colMul, "0")})
+		} else {
+			unused(colO, "1")
+			unused(colMul, "0")
 		}
 	}
 

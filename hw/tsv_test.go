@@ -314,3 +314,38 @@ func TestWithinOneEdit(t *testing.T) {
 		}
 	}
 }
+
+// TestParseTSVUnusedShapeCells: a shape cell the row's op does not use may be
+// empty or hold its neutral value; any other value is an error naming the
+// column and the op, as n_experts on a MUL_MAT row always was.
+func TestParseTSVUnusedShapeCells(t *testing.T) {
+	const head = "# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tb\tm\tk\tn\to\tmul\tvariant\tus_per_run\n"
+	moe := func(op, b, o, mul string) string {
+		return "M5\t" + op + "\tq4_0\tf32\t128\t8\t" + b + "\t768\t2048\t32\t" + o + "\t" + mul + "\tupstream\t1118\n"
+	}
+	dense := func(b, o, mul string) string {
+		return "M5\tMUL_MAT\tq4_0\tf32\t\t\t" + b + "\t4096\t14336\t8\t" + o + "\t" + mul + "\tupstream\t240\n"
+	}
+	for _, tc := range []struct{ name, row, want string }{
+		{"o on MUL_MAT_ID", moe(OpMulMatID, "0", "5", ""), `line 2: column "o": value "5": want empty or 1 on a MUL_MAT_ID row, which does not use o`},
+		{"mul on MUL_MAT_ID", moe(OpMulMatID, "", "", "1"), `line 2: column "mul": value "1": want empty or 0 on a MUL_MAT_ID row, which does not use mul`},
+		{"b on MUL_MAT", dense("1", "", ""), `line 2: column "b": value "1": want empty or 0 on a MUL_MAT row, which does not use b`},
+		{"o on MUL_MAT", dense("", "2", ""), `line 2: column "o": value "2": want empty or 1 on a MUL_MAT row, which does not use o`},
+		{"mul on MUL_MAT", dense("", "", "x"), `line 2: column "mul": value "x": want empty or 0 on a MUL_MAT row, which does not use mul`},
+		{"neutral values", moe(OpMulMatID, "1", "1", "0") + dense("0", "1", "0") + moe(OpMulMatIDFusion, "0", "5", "1"), ""},
+		{"empty cells", moe(OpMulMatID, "", "", "") + dense("", "", ""), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows, err := ParseTSV(strings.NewReader(head+tc.row), "c.tsv")
+			if tc.want == "" {
+				if err != nil || len(rows) != strings.Count(tc.row, "\n") {
+					t.Fatalf("rows %d, error %v", len(rows), err)
+				}
+				return
+			}
+			if err == nil || rows != nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("rows %d, error %v; want %q", len(rows), err, tc.want)
+			}
+		})
+	}
+}
