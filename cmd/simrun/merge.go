@@ -84,7 +84,13 @@ func mergeSweeps(files []string, w io.Writer) error {
 		}
 		return fmt.Errorf("points %s%s of %d are in no file (a shard missing?)", strings.Join(missing, ", "), more, points)
 	}
-	sw, err := newSweepWriter(w, first.json, points)
+	id := ""
+	for _, sf := range all {
+		if id == "" {
+			id = sf.id
+		}
+	}
+	sw, err := newSweepWriter(w, first.json, points, id)
 	if err != nil {
 		return err
 	}

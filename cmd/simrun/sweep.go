@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -461,6 +462,7 @@ func (p *sweepProgress) update(done int) {
 type sweepRow struct {
 	Index            int     `json:"index"`
 	Points           int     `json:"points"`
+	SweepID          string  `json:"sweep_id"`
 	Chip             string  `json:"chip"`
 	Variant          string  `json:"variant"`
 	Path             string  `json:"path"`
@@ -499,7 +501,7 @@ type sweepRow struct {
 }
 
 // sweepColumns is the CSV header, in sweepRow field order.
-var sweepColumns = []string{"index", "points", "chip", "variant", "path", "routing", "skew", "n", "experts", "used", "m", "k",
+var sweepColumns = []string{"index", "points", "sweep_id", "chip", "variant", "path", "routing", "skew", "n", "experts", "used", "m", "k",
 	"type_a", "type_b", "b", "engine", "draws", "seed", "total_us", "kernel_us", "map0_us", "dispatch_us", "tflops",
 	"tgs_per_core", "occupancy_limiter", "limiter", "threadgroups", "tiles", "exited", "half_tiles_skipped",
 	"mma8", "mma8_skipped", "mma16", "mma16_skipped", "matmul2d", "matmul2d_skipped", "error"}
@@ -508,7 +510,7 @@ func (r *sweepRow) record() []string {
 	i := func(v int) string { return strconv.Itoa(v) }
 	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-	return []string{i(r.Index), i(r.Points), r.Chip, r.Variant, r.Path, r.Routing, r.Skew, i(r.N), i(r.Experts), i(r.Used),
+	return []string{i(r.Index), i(r.Points), r.SweepID, r.Chip, r.Variant, r.Path, r.Routing, r.Skew, i(r.N), i(r.Experts), i(r.Used),
 		i(r.M), i(r.K), r.TypeA, r.TypeB, i(r.B), r.Engine, i(r.Draws), strconv.FormatUint(r.Seed, 10),
 		f(r.TotalUs), f(r.KernelUs), f(r.Map0Us), f(r.DispatchUs), f(r.TFLOPS), i(r.TGsPerCore), r.OccupancyLimiter, r.Limiter,
 		i64(r.Threadgroups), i64(r.Tiles), i64(r.Exited), i64(r.HalfTilesSkipped), i64(r.MMA8), i64(r.MMA8Skipped),
@@ -536,10 +538,12 @@ type sweepWriter struct {
 	csv    *csv.Writer
 }
 
-func newSweepWriter(w io.Writer, asJSON bool, points int) (*sweepWriter, error) {
+// newSweepWriter starts an output of a sweep of points points whose
+// definition has the given id (sweepID); JSON carries both in its header.
+func newSweepWriter(w io.Writer, asJSON bool, points int, id string) (*sweepWriter, error) {
 	sw := &sweepWriter{w: w, json: asJSON, points: points}
 	if asJSON {
-		_, err := fmt.Fprintf(w, `{"points":%d,"rows":[`, points)
+		_, err := fmt.Fprintf(w, `{"points":%d,"sweep_id":%q,"rows":[`, points, id)
 		return sw, err
 	}
 	sw.csv = csv.NewWriter(w)
@@ -589,6 +593,7 @@ type sweepSpec struct {
 	shape    shapeFlags
 	path     string
 	opt      sim.Options
+	id       string // sweepID of the above
 }
 
 func (s *sweepSpec) points() int { return len(s.chips) * len(s.variants) * len(s.routes) * len(s.ns) }
@@ -601,7 +606,7 @@ func (s *sweepSpec) row(sm *sim.Simulator, i int) *sweepRow {
 	ci := i / len(s.ns) / len(s.routes) / len(s.variants)
 	chip, va, rp, n := s.chips[ci], s.variants[vi], s.routes[ri], s.ns[ni]
 	typeA, halfB, _ := s.shape.types()
-	r := &sweepRow{Index: i, Points: s.points(), Chip: chip.Name, Variant: va.v.Name, Routing: rp.r.Name(), Skew: rp.skew,
+	r := &sweepRow{Index: i, Points: s.points(), SweepID: s.id, Chip: chip.Name, Variant: va.v.Name, Routing: rp.r.Name(), Skew: rp.skew,
 		N: n, Experts: s.shape.experts, Used: s.shape.used, M: s.shape.m, K: s.shape.k, TypeA: typeA.String(), TypeB: "f32",
 		Engine: s.opt.Engine.String(), Draws: s.opt.Draws, Seed: pointSeed(s.opt.Seed, rp.r.Name(), n)}
 	if halfB {
@@ -640,15 +645,20 @@ func (s *sweepSpec) row(sm *sim.Simulator, i int) *sweepRow {
 func pointSeed(base uint64, routing string, n int) uint64 {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s\x00%d", routing, n)
-	z := base ^ h.Sum64()
-	z += 0x9e3779b97f4a7c15
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	z ^= z >> 31
+	z := splitmix64(base ^ h.Sum64())
 	if z == 0 {
 		z = 1
 	}
 	return z
+}
+
+// splitmix64 is one step of the splitmix64 generator: every bit of z moves
+// about half of the result's bits.
+func splitmix64(z uint64) uint64 {
+	z += 0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
 }
 
 // parseShard parses --shard i/N.
@@ -712,7 +722,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	for i := si; i < spec.points(); i += sn {
 		idx = append(idx, i)
 	}
-	sw, err := newSweepWriter(stdout, *format == "json", spec.points())
+	sw, err := newSweepWriter(stdout, *format == "json", spec.points(), spec.id)
 	if err != nil {
 		return fail(stderr, "sweep", err)
 	}
@@ -772,7 +782,84 @@ func parseSweepFlags(shape *shapeFlags, sf *simFlags, nFlag, variantFlag, chipFl
 	if err != nil {
 		return nil, err
 	}
-	return &sweepSpec{chips: chips, variants: variants, routes: routes, ns: ns, shape: *shape, path: pathFlag, opt: opt}, nil
+	spec := &sweepSpec{chips: chips, variants: variants, routes: routes, ns: ns, shape: *shape, path: pathFlag, opt: opt}
+	if spec.id, err = sweepID(spec); err != nil {
+		return nil, err
+	}
+	return spec, nil
+}
+
+// sweepIDVersion starts every sweep id's input; bump it when the rows a
+// definition gives change meaning (a column added, removed or redefined).
+const sweepIDVersion = "simrun sweep 1"
+
+// sweepID identifies the definition of a sweep: 16 hex digits of the FNV-1a
+// 64 hash, through splitmix64 (so that close definitions get unlike ids), of
+// everything that sets its points and their rows — the chips as
+// loaded (their full parameters, whether named or read from a file), the
+// variants as defined (and a spec file's path), the routings with their skew
+// and a file routing's ids, the n list, the shape, --path, the engine, the
+// draws and the base seed. It leaves out --shard and --workers: every shard
+// of one sweep carries the same id, and the output is the same for any
+// worker count. Spellings that load the same thing (a chip's alias, a spec
+// file defining a built-in variant) give the same id.
+func sweepID(s *sweepSpec) (string, error) {
+	h := fnv.New64a()
+	// every item is a label and a length-prefixed value, so that no two
+	// definitions hash the same input
+	put := func(label string, v []byte) {
+		fmt.Fprintf(h, "%s %d:", label, len(v))
+		h.Write(v)
+	}
+	puts := func(label, v string) { put(label, []byte(v)) }
+	puts("version", sweepIDVersion)
+	for _, c := range s.chips {
+		b, err := json.Marshal(c)
+		if err != nil {
+			return "", fmt.Errorf("--chip %s: %w", c.Name, err)
+		}
+		put("chip", b)
+	}
+	for _, va := range s.variants {
+		b, err := json.Marshal(va.v)
+		if err != nil {
+			return "", fmt.Errorf("--variant %s: %w", va.arg, err)
+		}
+		put("variant", b)
+		if va.path != nil {
+			puts("variant path", va.path.String())
+		}
+	}
+	for _, rp := range s.routes {
+		puts("routing", rp.r.Name())
+		puts("skew", rp.skew)
+		if f, ok := rp.r.(sim.FileRouting); ok {
+			fmt.Fprintf(h, "ids %d:", 4*len(f.IDs))
+			var buf [4096]byte
+			for ids := f.IDs; len(ids) > 0; {
+				k := min(len(ids), len(buf)/4)
+				for j, id := range ids[:k] {
+					binary.LittleEndian.PutUint32(buf[4*j:], uint32(id))
+				}
+				h.Write(buf[:4*k])
+				ids = ids[k:]
+			}
+		}
+	}
+	for _, n := range s.ns {
+		puts("n", strconv.Itoa(n))
+	}
+	typeA, halfB, err := s.shape.types()
+	if err != nil {
+		return "", err
+	}
+	sh := s.shape
+	puts("shape", fmt.Sprintf("experts=%d used=%d m=%d k=%d type=%s half_b=%t b=%t", sh.experts, sh.used, sh.m, sh.k, typeA, halfB, sh.bcast))
+	puts("path", s.path)
+	puts("engine", s.opt.Engine.String())
+	puts("draws", strconv.Itoa(s.opt.Draws))
+	puts("seed", strconv.FormatUint(s.opt.Seed, 10))
+	return fmt.Sprintf("%016x", splitmix64(h.Sum64())), nil
 }
 
 // runPoints runs the points idx (ascending) on nw workers sharing one
@@ -843,6 +930,7 @@ type sweepFile struct {
 	name   string
 	json   bool
 	points int              // -1: unknown (a CSV shard without rows)
+	id     string           // the JSON header's sweep_id ("" for CSV)
 	rows   map[int][]byte   // index -> raw JSON object
 	recs   map[int][]string // index -> CSV record
 }
@@ -872,8 +960,9 @@ func readSweepFile(name string, data []byte) (*sweepFile, error) {
 	if trim[0] == '{' {
 		sf.json = true
 		var doc struct {
-			Points *int              `json:"points"`
-			Rows   []json.RawMessage `json:"rows"`
+			Points  *int              `json:"points"`
+			SweepID string            `json:"sweep_id"`
+			Rows    []json.RawMessage `json:"rows"`
 		}
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
@@ -886,7 +975,7 @@ func readSweepFile(name string, data []byte) (*sweepFile, error) {
 		if *doc.Points < 0 {
 			return nil, fmt.Errorf("%s: \"points\" = %d: must be >= 0", name, *doc.Points)
 		}
-		sf.points = *doc.Points
+		sf.points, sf.id = *doc.Points, doc.SweepID
 		for i, raw := range doc.Rows {
 			var r struct {
 				Index  *int `json:"index"`

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -284,5 +286,98 @@ func TestMergeErrors(t *testing.T) {
 	}
 	if code, _, _ := simrunCmd("merge", s1, s0); code != exitOK {
 		t.Fatal("merge of a complete set failed")
+	}
+}
+
+// The CSV columns are the JSON fields, in the same order.
+func TestSweepColumnsAreTheJSONFields(t *testing.T) {
+	typ := reflect.TypeFor[sweepRow]()
+	if typ.NumField() != len(sweepColumns) || len((&sweepRow{}).record()) != len(sweepColumns) {
+		t.Fatalf("%d fields, %d record values, %d columns", typ.NumField(), len((&sweepRow{}).record()), len(sweepColumns))
+	}
+	for i, c := range sweepColumns {
+		if tag := typ.Field(i).Tag.Get("json"); tag != c {
+			t.Errorf("column %d: %q, JSON field %q", i, c, tag)
+		}
+	}
+}
+
+// sweepIDOf runs a small sweep and returns the sweep_id its rows share.
+func sweepIDOf(t *testing.T, extra ...string) string {
+	t.Helper()
+	args := append([]string{"sweep"}, sweepSmallShape...)
+	args = append(args, "--n", "32", "--variant", "upstream", "--chip", "M1 Pro")
+	code, out, errb := simrunCmd(append(args, extra...)...)
+	if code != exitOK {
+		t.Fatalf("%v: exit %d: %s", extra, code, errb)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(recs) < 2 || recs[0][2] != "sweep_id" {
+		t.Fatalf("%v: %v\n%s", extra, err, out)
+	}
+	for _, r := range recs[2:] {
+		if r[2] != recs[1][2] {
+			t.Fatalf("%v: rows with sweep_id %s and %s", extra, recs[1][2], r[2])
+		}
+	}
+	return recs[1][2]
+}
+
+// The sweep_id column identifies the sweep's definition: every flag that
+// changes the points or their values changes it; --shard, --workers and
+// spellings of the same chip or variant do not.
+func TestSweepIDCoversTheDefinition(t *testing.T) {
+	dir := t.TempDir()
+	base := sweepIDOf(t)
+	if len(base) != 16 || strings.Trim(base, "0123456789abcdef") != "" {
+		t.Fatalf("sweep_id %q: want 16 hex digits", base)
+	}
+	code, chip, errb := simrunCmd("chips", "--show", "M1 Pro 16-core GPU")
+	if code != exitOK {
+		t.Fatal(errb)
+	}
+	sameChip := sweepWriteFile(t, dir, "m1pro.json", chip)
+	// the same parameters but one, under the same name
+	otherChip := sweepWriteFile(t, dir, "m1pro-slower.json", strings.Replace(chip, `"dispatch_overhead_us": {
+    "value": 4.2`, `"dispatch_overhead_us": {
+    "value": 4.3`, 1))
+	if readFile(t, otherChip) == chip {
+		t.Fatal("the chip file edit did not apply")
+	}
+	var ids strings.Builder
+	for range 32 {
+		ids.WriteString("0,1,2,3\n")
+	}
+	idsA := sweepWriteFile(t, dir, "ids.csv", ids.String())
+	idsB := sweepWriteFile(t, dir, "ids2.csv", strings.Replace(ids.String(), "0,1,2,3", "4,5,6,7", 1))
+	withIDs := sweepIDOf(t, "--routing", "file:"+idsA)
+	if err := os.WriteFile(idsA, []byte(readFile(t, idsB)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if sweepIDOf(t, "--routing", "file:"+idsA) == withIDs {
+		t.Error("an ids file's content does not change the sweep_id")
+	}
+	for _, same := range [][]string{
+		{"--shard", "0/1"}, {"--workers", "1"}, {"--workers", "7"},
+		{"--chip", "Apple M1 Pro"}, {"--chip", sameChip},
+		{"--engine", "fast"}, {"--seed", "1"}, {"--routing", "uniform"}, {"--path", ""},
+	} {
+		if id := sweepIDOf(t, same...); id != base {
+			t.Errorf("%v: sweep_id %s, want %s as without it", same, id, base)
+		}
+	}
+	seen := map[string]string{base: "the base sweep"}
+	for _, other := range [][]string{
+		{"--seed", "2"}, {"--draws", "2"}, {"--engine", "detailed"}, {"--n", "64"}, {"--n", "32,64"},
+		{"--variant", "halftile"}, {"--variant", "upstream,halftile"}, {"--chip", "M1 Pro 14-core GPU"}, {"--chip", otherChip},
+		{"--chip", "M1 Pro,M5"}, {"--path", "simdgroup"}, {"--routing", "zipf:1"}, {"--routing", "zipf", "--skew", "1"},
+		{"--routing", "uniform,zipf:1"}, {"--routing", "file:" + idsA}, {"--experts", "32"}, {"--used", "2"},
+		{"--m", "128"}, {"--k", "128"}, {"--type", "q8_0"}, {"--type-b", "f16"}, {"-b"},
+	} {
+		id := sweepIDOf(t, other...)
+		if prev, ok := seen[id]; ok {
+			t.Errorf("%v: sweep_id %s, the same as %s", other, id, prev)
+		}
+		seen[id] = fmt.Sprint(other)
 	}
 }
