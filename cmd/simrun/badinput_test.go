@@ -14,9 +14,14 @@ import (
 func TestBadInputFailsEarly(t *testing.T) {
 	dir := t.TempDir()
 	noDir := filepath.Join(dir, "no", "such")
-	hugeJSON := sweepWriteFile(t, dir, "huge.json", `{"points":2000000000000,"rows":[]}`)
-	negJSON := sweepWriteFile(t, dir, "neg.json", `{"points":-1,"rows":[]}`)
-	hugeCSV := sweepWriteFile(t, dir, "huge.csv", strings.Join(sweepColumns, ",")+"\n1,9000000000000000000"+strings.Repeat(",", len(sweepColumns)-2)+"\n")
+	hugeJSON := sweepWriteFile(t, dir, "huge.json", `{"points":2000000000000,"sweep_id":"0123456789abcdef","rows":[]}`)
+	negJSON := sweepWriteFile(t, dir, "neg.json", `{"points":-1,"sweep_id":"0123456789abcdef","rows":[]}`)
+	// a real row (of a one-point sweep) claiming to be point 1 of 9e18
+	code, row, errb := simrunCmd(append(append([]string{"sweep"}, sweepSmallShape...), "--n", "32", "--variant", "upstream")...)
+	if code != exitOK || !strings.Contains(row, "\n0,1,") {
+		t.Fatalf("one-point sweep: exit %d: %s", code, errb)
+	}
+	hugeCSV := sweepWriteFile(t, dir, "huge.csv", strings.Replace(row, "\n0,1,", "\n1,9000000000000000000,", 1))
 	oneRow := sweepWriteFile(t, dir, "one.tsv", "# chip\tgpu_path\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tvariant\tus_per_run\n"+
 		"M1 Pro 16-core GPU\tsimdgroup\tMUL_MAT_ID\tq4_0\tf32\t16\t4\t64\t256\t32\tupstream\t100\n")
 	noHash := sweepWriteFile(t, dir, "noHash.tsv", strings.TrimPrefix(readFile(t, oneRow), "# "))

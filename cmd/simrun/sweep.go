@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/csv"
 	"encoding/json"
@@ -35,7 +34,9 @@ little-endian int32 n x n_used, or CSV with one token of n_used ids per line; it
 without its last parameter, zipf or hot:H, takes it from every --skew value in turn.
 
 Sharding (--shard i/N) runs every N-th point starting at i, so a sweep spreads over a batch system;
-simrun merge joins the shard outputs into exactly the bytes of the unsharded run:
+every row carries the sweep's points count and sweep_id (a hash of every flag but --shard and
+--workers, and of the chips and variants they load), and simrun merge checks both as it joins the
+shard outputs into exactly the bytes of the unsharded run:
   Slurm array:      #SBATCH --array=0-15
                     simrun sweep ... --shard $SLURM_ARRAY_TASK_ID/16 > shard-$SLURM_ARRAY_TASK_ID.csv
   Kubernetes:       an Indexed Job (completionMode: Indexed, completions: 16) running
@@ -528,8 +529,8 @@ func (r *sweepRow) fill(res *sim.Result) {
 	r.Matmul2D, r.Matmul2DSkipped = c.Work.Matmul2D, c.Skipped.Matmul2D
 }
 
-// sweepWriter writes rows as CSV or JSON; merge uses the same framing, so
-// merged shards are byte-identical to an unsharded run.
+// sweepWriter writes rows as CSV or JSON; merge writes the rows it read back
+// with it, so merged shards are byte-identical to an unsharded run.
 type sweepWriter struct {
 	w      io.Writer
 	json   bool
@@ -920,105 +921,4 @@ func runPoints(spec *sweepSpec, idx []int, nw int, sw *sweepWriter, pb *sweepPro
 		}
 	}
 	return failed, firstErr, err
-}
-
-// ---------------------------------------------------------------------------
-// Reading sweep outputs back (merge).
-
-// sweepFile is one parsed sweep output.
-type sweepFile struct {
-	name   string
-	json   bool
-	points int              // -1: unknown (a CSV shard without rows)
-	id     string           // the JSON header's sweep_id ("" for CSV)
-	rows   map[int][]byte   // index -> raw JSON object
-	recs   map[int][]string // index -> CSV record
-}
-
-// readSweepFile parses a sweep output (CSV or JSON, told by its first byte).
-func readSweepFile(name string, data []byte) (*sweepFile, error) {
-	sf := &sweepFile{name: name, points: -1, rows: map[int][]byte{}, recs: map[int][]string{}}
-	trim := bytes.TrimSpace(data)
-	if len(trim) == 0 {
-		return nil, fmt.Errorf("%s: empty (not a sweep output)", name)
-	}
-	add := func(where string, index, points int) error {
-		if sf.points < 0 {
-			sf.points = points
-		}
-		if points != sf.points {
-			return fmt.Errorf("%s: %s: points = %d, but earlier rows say %d (outputs of different sweeps?)", name, where, points, sf.points)
-		}
-		if index < 0 || index >= points {
-			return fmt.Errorf("%s: %s: index %d: must be in [0, points = %d)", name, where, index, points)
-		}
-		if sf.rows[index] != nil || sf.recs[index] != nil {
-			return fmt.Errorf("%s: %s: index %d appears twice", name, where, index)
-		}
-		return nil
-	}
-	if trim[0] == '{' {
-		sf.json = true
-		var doc struct {
-			Points  *int              `json:"points"`
-			SweepID string            `json:"sweep_id"`
-			Rows    []json.RawMessage `json:"rows"`
-		}
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&doc); err != nil {
-			return nil, fmt.Errorf("%s: not a sweep JSON output: %w", name, err)
-		}
-		if doc.Points == nil {
-			return nil, fmt.Errorf("%s: not a sweep JSON output: no \"points\" count", name)
-		}
-		if *doc.Points < 0 {
-			return nil, fmt.Errorf("%s: \"points\" = %d: must be >= 0", name, *doc.Points)
-		}
-		sf.points, sf.id = *doc.Points, doc.SweepID
-		for i, raw := range doc.Rows {
-			var r struct {
-				Index  *int `json:"index"`
-				Points *int `json:"points"`
-			}
-			if err := json.Unmarshal(raw, &r); err != nil || r.Index == nil || r.Points == nil {
-				return nil, fmt.Errorf("%s: row %d: want an object with \"index\" and \"points\"", name, i)
-			}
-			if err := add(fmt.Sprintf("row %d", i), *r.Index, *r.Points); err != nil {
-				return nil, err
-			}
-			sf.rows[*r.Index] = raw
-		}
-		return sf, nil
-	}
-	cr := csv.NewReader(bytes.NewReader(data))
-	cr.FieldsPerRecord = -1 // checked below, for a clearer message
-	header, err := cr.Read()
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a sweep CSV output: %w", name, err)
-	}
-	if strings.Join(header, ",") != strings.Join(sweepColumns, ",") {
-		return nil, fmt.Errorf("%s: CSV header %q: not simrun sweep's columns (%s)", name, strings.Join(header, ","), strings.Join(sweepColumns, ","))
-	}
-	cr.FieldsPerRecord = len(sweepColumns)
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		line, _ := cr.FieldPos(0)
-		index, err1 := strconv.Atoi(rec[0])
-		points, err2 := strconv.Atoi(rec[1])
-		if err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("%s: line %d: index %q, points %q: want integers", name, line, rec[0], rec[1])
-		}
-		if err := add(fmt.Sprintf("line %d", line), index, points); err != nil {
-			return nil, err
-		}
-		sf.recs[index] = rec
-	}
-	return sf, nil // a shard without points has points = -1: it adds nothing
 }

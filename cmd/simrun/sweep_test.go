@@ -68,6 +68,24 @@ func TestSweepShardsMergeToTheSameBytes(t *testing.T) {
 		if merged != full {
 			t.Fatalf("%s: merged shards differ from the unsharded sweep:\n%s\nvs\n%s", format, merged, full)
 		}
+		// the unsharded output is a shard 0/1 of itself, and 7 shards (some
+		// holding 6 points, some 5) merge to the same bytes
+		fullFile := sweepWriteFile(t, dir, "full."+format, full)
+		if code, again, errb := simrunCmd("merge", fullFile); code != exitOK || again != full {
+			t.Fatalf("%s: merge of the unsharded output: exit %d, %s", format, code, errb)
+		}
+		shards = nil
+		for i := range 7 {
+			s := fmt.Sprintf("%d/7", i)
+			code, out, errb := simrunCmd(sweepArgs("--format", format, "--shard", s, "--workers", "2")...)
+			if code != exitOK {
+				t.Fatalf("shard %s: exit %d: %s", s, code, errb)
+			}
+			shards = append([]string{sweepWriteFile(t, dir, fmt.Sprintf("seven%d.%s", i, format), out)}, shards...)
+		}
+		if code, merged, errb := simrunCmd(append([]string{"merge"}, shards...)...); code != exitOK || merged != full {
+			t.Fatalf("%s: 7 shards: exit %d, %s; output equal to the unsharded run: %t", format, code, errb, merged == full)
+		}
 		if format == "json" {
 			var doc struct {
 				Points int              `json:"points"`
@@ -263,8 +281,18 @@ func TestMergeErrors(t *testing.T) {
 	if code, merged, errb := simrunCmd("merge", onlyOne, empty); code != exitOK || merged != one {
 		t.Fatalf("merge with an empty shard: exit %d %s", code, errb)
 	}
+	code, out, _ = simrunCmd(append(args, "--n", "32", "--variant", "upstream", "--shard", "4/5", "--format", "json")...)
+	emptyJSON := sweepWriteFile(t, dir, "empty.json", out)
+	code2, one, _ = simrunCmd(append(args, "--n", "32", "--variant", "upstream", "--shard", "0/5", "--format", "json")...)
+	onlyOneJSON := sweepWriteFile(t, dir, "one.json", one)
+	if code != exitOK || code2 != exitOK {
+		t.Fatal("small JSON shards failed")
+	}
+	if code, merged, errb := simrunCmd("merge", emptyJSON, onlyOneJSON); code != exitOK || merged != one {
+		t.Fatalf("merge with an empty JSON shard: exit %d %s", code, errb)
+	}
 	junk := sweepWriteFile(t, dir, "junk.csv", "a,b\n1,2\n")
-	broken := sweepWriteFile(t, dir, "broken.json", `{"points":3,"rows":[{"index":0}]}`)
+	broken := sweepWriteFile(t, dir, "broken.json", `{"points":3,"sweep_id":"0123456789abcdef","rows":[{"index":0}]}`)
 	for _, tc := range []struct {
 		files []string
 		want  string
@@ -273,9 +301,9 @@ func TestMergeErrors(t *testing.T) {
 		{[]string{s0}, "are in no file (a shard missing?)"},
 		{[]string{s0, s0}, "is in both"},
 		{[]string{s0, j0}, "is JSON but"},
-		{[]string{s0, other}, "a sweep of 20 points, but the other shards have 40"},
+		{[]string{s0, other}, "1of2--n32.csv: sweep_id "},
 		{[]string{junk}, "junk.csv: CSV header"},
-		{[]string{broken}, `broken.json: row 0: want an object with "index" and "points"`},
+		{[]string{broken}, `broken.json: row 0 (line 1): field "points" missing`},
 		{[]string{filepath.Join(dir, "missing.csv")}, "missing.csv"},
 		{[]string{sweepWriteFile(t, dir, "blank.csv", "\n")}, "blank.csv: empty"},
 	} {
@@ -286,6 +314,12 @@ func TestMergeErrors(t *testing.T) {
 	}
 	if code, _, _ := simrunCmd("merge", s1, s0); code != exitOK {
 		t.Fatal("merge of a complete set failed")
+	}
+	code, _, errb := simrunCmd("merge", "-h")
+	for _, w := range []string{"sweep_id", "foreign file", "truncated shard", "text after the JSON document"} {
+		if code != exitOK || !strings.Contains(errb, w) {
+			t.Errorf("merge -h: exit %d, does not mention %q", code, w)
+		}
 	}
 }
 
@@ -379,5 +413,170 @@ func TestSweepIDCoversTheDefinition(t *testing.T) {
 			t.Errorf("%v: sweep_id %s, the same as %s", other, id, prev)
 		}
 		seen[id] = fmt.Sprint(other)
+	}
+}
+
+// merge refuses, naming the file (and the line, row, column or field), a
+// shard of another sweep, a row not as simrun sweep writes it, and a file
+// that is not the rows of one shard.
+func TestMergeRejectsForeignAndMalformedShards(t *testing.T) {
+	dir := t.TempDir()
+	shard := func(name, format, s string, extra ...string) string {
+		t.Helper()
+		code, out, errb := simrunCmd(append(sweepArgs("--format", format, "--shard", s), extra...)...)
+		if code != exitOK {
+			t.Fatalf("shard %s %v: %s", s, extra, errb)
+		}
+		return sweepWriteFile(t, dir, name, out)
+	}
+	// mutate writes a copy of file with edit applied, which must change it
+	mutate := func(name, file string, edit func(string) string) string {
+		t.Helper()
+		in := readFile(t, file)
+		out := edit(in)
+		if out == in {
+			t.Fatalf("%s: the edit changes nothing", name)
+		}
+		return sweepWriteFile(t, dir, name, out)
+	}
+	// line edits line n (1-based) of a file
+	line := func(n int, edit func(string) string) func(string) string {
+		return func(s string) string {
+			lines := strings.Split(s, "\n")
+			lines[n-1] = edit(lines[n-1])
+			return strings.Join(lines, "\n")
+		}
+	}
+	dropLine := func(n int) func(string) string {
+		return func(s string) string {
+			lines := strings.Split(s, "\n")
+			return strings.Join(append(lines[:n-1:n-1], lines[n:]...), "\n")
+		}
+	}
+	c0, c1, c2 := shard("c0.csv", "csv", "0/3"), shard("c1.csv", "csv", "1/3"), shard("c2.csv", "csv", "2/3")
+	j0, j1, j2 := shard("j0.json", "json", "0/3"), shard("j1.json", "json", "1/3"), shard("j2.json", "json", "2/3")
+	id := strings.Split(strings.Split(readFile(t, c0), "\n")[1], ",")[2]
+	jLines := strings.Count(readFile(t, j0), "\n")
+	// rows of another sweep: other flags, the same number of points
+	seedCSV := shard("seed2.csv", "csv", "0/3", "--seed", "2")
+	nCSV := shard("othern.csv", "csv", "1/3", "--n", "32,128")
+	seedJSON := shard("seed2.json", "json", "0/3", "--seed", "2")
+	nJSON := shard("othern.json", "json", "1/3", "--n", "32,128")
+	drawsCSV := shard("draws2.csv", "csv", "2/3", "--draws", "2")
+	// a JSON shard without rows still names its sweep
+	args := append([]string{"sweep"}, sweepSmallShape...)
+	code, out, _ := simrunCmd(append(args, "--n", "32", "--variant", "upstream", "--shard", "4/5", "--format", "json")...)
+	if code != exitOK {
+		t.Fatal("empty shard failed")
+	}
+	emptyJSON := sweepWriteFile(t, dir, "empty-other.json", out)
+	h0 := shard("h0.csv", "csv", "0/2")
+	anotherID := strings.Split(strings.Split(readFile(t, seedCSV), "\n")[1], ",")[2]
+
+	sameSweep := "not a shard of the same sweep"
+	for _, tc := range []struct {
+		files []string
+		want  []string
+	}{
+		// foreign shards (the review's reproduction), in either format
+		{[]string{seedCSV, c1, c2}, []string{"seed2.csv: sweep_id ", sameSweep}},
+		{[]string{c0, nCSV, c2}, []string{"othern.csv: sweep_id ", sameSweep}},
+		{[]string{c0, c1, drawsCSV}, []string{"draws2.csv: sweep_id ", sameSweep}},
+		{[]string{seedJSON, j1, j2}, []string{"seed2.json: sweep_id ", sameSweep}},
+		{[]string{j0, nJSON, j2}, []string{"othern.json: sweep_id ", sameSweep}},
+		{[]string{j0, j1, j2, emptyJSON}, []string{"empty-other.json: sweep_id ", sameSweep}},
+		// shards of different N
+		{[]string{h0, c1, c2}, []string{"c1.csv is a shard of N = 3", "h0.csv is one of N = 2"}},
+		// JSON: unknown, missing, repeated, null, mistyped or re-encoded fields; text after the document
+		{[]string{mutate("bogus.json", j0, line(2, func(l string) string { return strings.Replace(l, `"index":0,`, `"index":0,"bogus":1,`, 1) })), j1, j2},
+			[]string{`bogus.json: row 0 (line 2): unknown field "bogus"`}},
+		{[]string{mutate("case.json", j0, line(2, func(l string) string { return strings.Replace(l, `"index":`, `"Index":`, 1) })), j1, j2},
+			[]string{`case.json: row 0 (line 2): unknown field "Index"`}},
+		{[]string{mutate("garbage.json", j0, func(s string) string { return s + "garbage\n" }), j1, j2},
+			[]string{fmt.Sprintf("garbage.json: line %d: text after the JSON document", jLines+1)}},
+		{[]string{mutate("twodocs.json", j0, func(s string) string { return s + s }), j1, j2},
+			[]string{fmt.Sprintf("twodocs.json: line %d: text after the JSON document", jLines+1)}},
+		{[]string{mutate("missing.json", j0, line(3, func(l string) string { return strings.Replace(l, `,"error":""`, "", 1) })), j1, j2},
+			[]string{`missing.json: row 1 (line 3): field "error" missing`}},
+		{[]string{mutate("twice.json", j0, line(2, func(l string) string { return strings.Replace(l, `"chip":`, `"n":32,"chip":`, 1) })), j1, j2},
+			[]string{`twice.json: row 0 (line 2): field "n" appears twice`}},
+		{[]string{mutate("null.json", j0, line(2, func(l string) string { return strings.Replace(l, `"draws":1`, `"draws":null`, 1) })), j1, j2},
+			[]string{`null.json: row 0 (line 2): field "draws" null: want an integer`}},
+		{[]string{mutate("type.json", j0, line(2, func(l string) string { return strings.Replace(l, `"n":32`, `"n":"32"`, 1) })), j1, j2},
+			[]string{`type.json: row 0 (line 2): field "n" "32": want an integer`}},
+		{[]string{mutate("float.json", j0, line(2, func(l string) string { return strings.Replace(l, `"dispatch_us":8.4`, `"dispatch_us":8.40`, 1) })), j1, j2},
+			[]string{`float.json: row 0 (line 2): field "dispatch_us" 8.40: not as simrun sweep writes it (8.4`}},
+		{[]string{mutate("spaced.json", j0, line(2, func(l string) string { return strings.Replace(l, `"index":0,`, `"index": 0,`, 1) })), j1, j2},
+			[]string{"spaced.json: row 0 (line 2): not as simrun sweep writes it"}},
+		{[]string{mutate("header.json", j0, line(1, func(l string) string { return strings.Replace(l, `"rows"`, `"shard":"0/3","rows"`, 1) })), j1, j2},
+			[]string{`header.json: line 1: unknown field "shard" in the JSON header`}},
+		{[]string{mutate("noid.json", j0, line(1, func(l string) string { return strings.Replace(l, `"sweep_id":"`+id+`",`, "", 1) })), j1, j2},
+			[]string{`noid.json: not a sweep JSON output: no "sweep_id" field`}},
+		{[]string{mutate("rowid.json", j0, line(4, func(l string) string { return strings.Replace(l, id, anotherID, 1) })), j1, j2},
+			[]string{"rowid.json: row 2 (line 4): sweep_id " + anotherID + ", but the JSON header says " + id}},
+		{[]string{mutate("cut.json", j0, func(s string) string { return s[:len(s)/2] }), j1, j2},
+			[]string{"cut.json: line ", "unexpected end of the file (a truncated output?)"}},
+		// CSV: malformed, re-encoded or foreign values; rows out of order; truncated shards
+		{[]string{mutate("n.csv", c0, line(2, func(l string) string { return strings.Replace(l, ",32,", ",x32,", 1) })), c1, c2},
+			[]string{`n.csv: line 2: column n "x32": want an integer`}},
+		{[]string{mutate("id.csv", c0, line(2, func(l string) string { return strings.Replace(l, id, "xyz", 1) })), c1, c2},
+			[]string{`id.csv: line 2: column sweep_id "xyz": want 16 hex digits`}},
+		{[]string{mutate("zero.csv", c0, line(3, func(l string) string { return "0" + l })), c1, c2},
+			[]string{`zero.csv: line 3: column index "03": not as simrun sweep writes it ("3"`}},
+		{[]string{mutate("rowid.csv", c0, line(3, func(l string) string { return strings.Replace(l, id, anotherID, 1) })), c1, c2},
+			[]string{"rowid.csv: line 3: sweep_id " + anotherID + ", but earlier rows say " + id}},
+		{[]string{mutate("points.csv", c0, line(3, func(l string) string { return strings.Replace(l, "3,40,", "3,41,", 1) })), c1, c2},
+			[]string{"points.csv: line 3: points = 41, but earlier rows say 40"}},
+		{[]string{mutate("order.csv", c0, func(s string) string {
+			lines := strings.Split(s, "\n")
+			lines[2], lines[3] = lines[3], lines[2]
+			return strings.Join(lines, "\n")
+		}), c1, c2}, []string{"order.csv: line 4: index 3 after index 6: simrun sweep writes rows in index order"}},
+		{[]string{mutate("extra.csv", c0, line(2, func(l string) string { return l + ",x" })), c1, c2},
+			[]string{"extra.csv: record on line 2: wrong number of fields"}},
+		{[]string{mutate("last.csv", c0, dropLine(15)), c1, c2},
+			[]string{"last.csv: line 14: index 36 is the last, but shard 0/3 also holds 39 (< points = 40): a truncated shard?"}},
+		{[]string{mutate("first.csv", c0, dropLine(2)), c1, c2},
+			[]string{"first.csv: line 2: index 3 is the first, but the file's indices are 3 apart: shard 0/3 starts at 0"}},
+		{[]string{mutate("gap.csv", c0, dropLine(5)), c1, c2},
+			[]string{"gap.csv: line 5: index 12 follows 6, but the file's first indices are 3 apart"}},
+	} {
+		code, out, errb := simrunCmd(append([]string{"merge"}, tc.files...)...)
+		ok := code == exitBadUsed && out == ""
+		for _, w := range tc.want {
+			ok = ok && strings.Contains(errb, w)
+		}
+		if !ok {
+			t.Errorf("merge %v: exit %d, %d bytes out, stderr %q; want exit 2 and %q", tc.files, code, len(out), errb, tc.want)
+		}
+	}
+	// the unmodified shards merge
+	for _, files := range [][]string{{c0, c1, c2}, {j2, j0, j1}} {
+		if code, _, errb := simrunCmd(append([]string{"merge"}, files...)...); code != exitOK {
+			t.Fatalf("merge %v: %s", files, errb)
+		}
+	}
+}
+
+// Rows with an error (quoted CSV fields) and file routings merge to the bytes
+// of the unsharded run too.
+func TestMergeErrorRowsAndFileRoutings(t *testing.T) {
+	dir := t.TempDir()
+	ids := sweepWriteFile(t, dir, "ids.csv", strings.Repeat("0,1,2,3\n", 32))
+	args := append([]string{"sweep"}, sweepSmallShape...)
+	args = append(args, "--n", "32", "--variant", "upstream,halftile-dual", "--chip", "M1 Pro,M5", "--routing", "file:"+ids+",uniform")
+	for _, format := range []string{"csv", "json"} {
+		code, full, _ := simrunCmd(append(args, "--format", format)...)
+		if code != exitFailed || !strings.Contains(full, `dual_descriptor: applies to the tensor path only`) {
+			t.Fatalf("%s: exit %d, want error rows", format, code)
+		}
+		var shards []string
+		for i := range 3 {
+			_, out, _ := simrunCmd(append(args, "--format", format, "--shard", fmt.Sprintf("%d/3", i))...)
+			shards = append(shards, sweepWriteFile(t, dir, fmt.Sprintf("e%d.%s", i, format), out))
+		}
+		if code, merged, errb := simrunCmd(append([]string{"merge"}, shards...)...); code != exitOK || merged != full {
+			t.Fatalf("%s: exit %d, %s; merged output equal to the unsharded run: %t", format, code, errb, merged == full)
+		}
 	}
 }
