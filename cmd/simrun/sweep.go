@@ -798,12 +798,12 @@ const sweepIDVersion = "simrun sweep 1"
 // 64 hash, through splitmix64 (so that close definitions get unlike ids), of
 // everything that sets its points and their rows — the chips as
 // loaded (their full parameters, whether named or read from a file), the
-// variants as defined (and a spec file's path), the routings with their skew
-// and a file routing's ids, the n list, the shape, --path, the engine, the
-// draws and the base seed. It leaves out --shard and --workers: every shard
-// of one sweep carries the same id, and the output is the same for any
-// worker count. Spellings that load the same thing (a chip's alias, a spec
-// file defining a built-in variant) give the same id.
+// variants as given (a point's error names them) and as defined (and a spec
+// file's path), the routings with their skew and a file routing's ids, the n
+// list, the shape, --path, the engine, the draws and the base seed. It leaves
+// out --shard and --workers: every shard of one sweep carries the same id,
+// and the output is the same for any worker count. Spellings of a chip that
+// load the same parameters (an alias, a chip file) give the same id.
 func sweepID(s *sweepSpec) (string, error) {
 	h := fnv.New64a()
 	// every item is a label and a length-prefixed value, so that no two
@@ -826,7 +826,8 @@ func sweepID(s *sweepSpec) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("--variant %s: %w", va.arg, err)
 		}
-		put("variant", b)
+		puts("variant", va.arg)
+		put("variant definition", b)
 		if va.path != nil {
 			puts("variant path", va.path.String())
 		}

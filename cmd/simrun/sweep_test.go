@@ -383,6 +383,8 @@ func TestSweepIDCoversTheDefinition(t *testing.T) {
 		ids.WriteString("0,1,2,3\n")
 	}
 	idsA := sweepWriteFile(t, dir, "ids.csv", ids.String())
+	// the built-in upstream variant as a spec file: a point's error names it as given
+	upstreamSpec := sweepWriteFile(t, dir, "upstream.toml", "name = \"upstream\"\nbase = \"upstream\"\n")
 	idsB := sweepWriteFile(t, dir, "ids2.csv", strings.Replace(ids.String(), "0,1,2,3", "4,5,6,7", 1))
 	withIDs := sweepIDOf(t, "--routing", "file:"+idsA)
 	if err := os.WriteFile(idsA, []byte(readFile(t, idsB)), 0o644); err != nil {
@@ -406,7 +408,7 @@ func TestSweepIDCoversTheDefinition(t *testing.T) {
 		{"--variant", "halftile"}, {"--variant", "upstream,halftile"}, {"--chip", "M1 Pro 14-core GPU"}, {"--chip", otherChip},
 		{"--chip", "M1 Pro,M5"}, {"--path", "simdgroup"}, {"--routing", "zipf:1"}, {"--routing", "zipf", "--skew", "1"},
 		{"--routing", "uniform,zipf:1"}, {"--routing", "file:" + idsA}, {"--experts", "32"}, {"--used", "2"},
-		{"--m", "128"}, {"--k", "128"}, {"--type", "q8_0"}, {"--type-b", "f16"}, {"-b"},
+		{"--m", "128"}, {"--k", "128"}, {"--type", "q8_0"}, {"--type-b", "f16"}, {"-b"}, {"--variant", upstreamSpec},
 	} {
 		id := sweepIDOf(t, other...)
 		if prev, ok := seen[id]; ok {
