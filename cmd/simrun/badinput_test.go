@@ -63,6 +63,10 @@ func TestBadInputFailsEarly(t *testing.T) {
 		{[]string{"simulate", "--type", "f32", "--k", "16"}, "--k: problem: k = 16: must be a multiple of the tile's nk = 32"},
 		{[]string{"emulate", "--type", "f32", "--k", "16"}, "--k: problem: k = 16"},
 		{[]string{"trace", "--type", "f32", "--k", "16"}, "--k: problem: k = 16"},
+		// an empty --path is not the chip's default path
+		{[]string{"sweep", "--path", ""}, `--path "": empty; leave the flag out for its default`},
+		{[]string{"compare", "--path", " ", "upstream", "halftile"}, `--path "": empty`},
+		{[]string{"model", "--preset", "qwen3-30b", "--path", ""}, `--path "": empty`},
 		// an empty list item is an error, not dropped; an empty --shapes is
 		// not the default shape
 		{[]string{"sweep", "--n", "32,,64"}, `--n "32,,64": item 2 is empty`},

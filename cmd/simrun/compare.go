@@ -103,6 +103,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "compare", err)
 	}
+	if err := checkGivenNotEmpty(fs, "path"); err != nil {
+		return fail(stderr, "compare", err)
+	}
 	if err := checkPath(*pathFlag); err != nil {
 		return fail(stderr, "compare", err)
 	}

@@ -209,3 +209,16 @@ func (f *simFlags) options() (sim.Options, error) {
 	}
 	return sim.Options{Engine: e, Draws: f.draws, Seed: f.seed}, nil
 }
+
+// checkGivenNotEmpty reports a flag among names that was given an empty
+// value: for a flag whose default is empty (meaning "the chip's" or "none"),
+// --flag "" would otherwise silently mean the default.
+func checkGivenNotEmpty(fs *flag.FlagSet, names ...string) error {
+	given := flagsGiven(fs)
+	for _, n := range names {
+		if f := fs.Lookup(n); f != nil && given[n] && strings.TrimSpace(f.Value.String()) == "" {
+			return fmt.Errorf("--%s \"\": empty; leave the flag out for its default", n)
+		}
+	}
+	return nil
+}
