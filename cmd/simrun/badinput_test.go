@@ -43,6 +43,7 @@ func TestBadInputFailsEarly(t *testing.T) {
 		{[]string{"chips", "extra"}, `unexpected argument "extra" (chips takes flags only)`},
 		{[]string{"isa", "extra"}, `unexpected argument "extra" (isa takes flags only)`},
 		{[]string{"golden", "a", "b"}, "want one golden directory, got 2 arguments"},
+		{[]string{"golden", dir}, "holds no tables/, dequant/ or mulmatid/ folder"}, // and no summary of nothing
 		// problem errors name the flag
 		{[]string{"simulate", "--n", "0"}, "--n: problem: n (tokens) = 0: must be in [1, 16777216]"},
 		{[]string{"simulate", "--experts", "100000"}, "--experts: problem: n_mats (experts) = 100000: must be in [1, 4096]"},
