@@ -118,7 +118,11 @@ func HalfTileDual() Variant {
 // Tile64x8 is the 64-row x 8-token small-batch tile (llama.cpp PR #25377): all
 // four simdgroups along the rows, 16 rows each.
 func Tile64x8() Variant {
-	return Variant{Name: "tile64x8", Geometry: Geometry{NR0: 64, NR1: 8, NR1H: 8, NK: 32, NSG: 4, SGRows: 4, SGCols: 1}}
+	// its B view declares dextents(NK, tokens): the upstream declaration is
+	// right only for 32-token tiles (ExtentsUpstream), and the PR that
+	// proposes this tile is for the simdgroup path only (kernel-facts §6)
+	return Variant{Name: "tile64x8", Geometry: Geometry{NR0: 64, NR1: 8, NR1H: 8, NK: 32, NSG: 4, SGRows: 4, SGCols: 1},
+		BExtents: ExtentsFixed}
 }
 
 // Builtin returns the built-in variants in a fixed order.
@@ -230,6 +234,26 @@ func (v Variant) Validate(path Path) error {
 		bad("dual_descriptor: needs half_skip (the half-tile descriptor is what the skip runs)")
 	}
 	return errors.Join(errs...)
+}
+
+// WrongB says why the variant's results are wrong on path, or "" when they
+// are right: the upstream B view, dextents(tokens, nk), describes the
+// row-major [tokens][nk] tile only when tokens = nk (kernel-facts §5.2), so
+// any other view it declares reads B transposed. The combination stays valid
+// (it is the bug llama.cpp PR #28301 fixed, and its timing is the kernel's);
+// the commands say so next to its results.
+func (v Variant) WrongB(path Path) string {
+	if path != Tensor || v.BExtents != ExtentsUpstream {
+		return ""
+	}
+	g := v.Geometry
+	if g.NR1 != g.NK {
+		return fmt.Sprintf("b_extents = upstream: the B view dextents(nr1 = %d, nk = %d) reads the tile transposed (right only when nr1 = nk): values are wrong, timing is the kernel's; b_extents = fixed is the fix", g.NR1, g.NK)
+	}
+	if (v.HalfSkip || v.DualDescriptor) && g.NR1H != g.NK {
+		return fmt.Sprintf("b_extents = upstream: the half-tile B view dextents(nr1h = %d, nk = %d) reads the tile transposed (right only when nr1h = nk): values are wrong, timing is the kernel's; b_extents = fixed is the fix", g.NR1H, g.NK)
+	}
+	return ""
 }
 
 // Kernel is a variant on a path: everything the program builders need besides the

@@ -140,6 +140,32 @@ func TestEmulateCommand(t *testing.T) {
 	}
 }
 
+// TestEmulateFailsOnWrongValues: emulate is a correctness check. The upstream
+// B view on a 16-token view (the bug llama.cpp PR #28301 fixed) gives wrong
+// values: the command says why, prints FAIL and exits 1. Every built-in
+// variant is right on both paths.
+func TestEmulateFailsOnWrongValues(t *testing.T) {
+	spec := filepath.Join(t.TempDir(), "bug.toml")
+	if err := os.WriteFile(spec, []byte("name = \"bug\"\nbase = \"halftile\"\nb_extents = \"upstream\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	small := []string{"--experts", "4", "--used", "2", "--m", "64", "--k", "256", "--n", "40"}
+	code, out, errb := runCLI(append([]string{"emulate", "--variant", spec, "--path", "tensor"}, small...)...)
+	if code != exitFailed || !strings.Contains(errb, "FAIL") || !strings.Contains(out, "note: b_extents = upstream") {
+		t.Errorf("wrong values: exit %d, stderr %q, output:\n%s\nwant exit 1, FAIL and the note", code, errb, out)
+	}
+	for _, v := range []string{"upstream", "halftile", "halftile-dual", "tile64x8"} {
+		for _, path := range []string{"simdgroup", "tensor"} {
+			if v == "halftile-dual" && path == "simdgroup" {
+				continue
+			}
+			if code, out, errb := runCLI(append([]string{"emulate", "--variant", v, "--path", path}, small...)...); code != exitOK || strings.Contains(out, "note: b_extents") {
+				t.Errorf("%s on %s: exit %d, %s\n%s", v, path, code, errb, out)
+			}
+		}
+	}
+}
+
 func TestChipsCommand(t *testing.T) {
 	code, out, _ := runCLI("chips")
 	if code != exitOK || !strings.Contains(out, "M1 Pro 16-core GPU") || !strings.Contains(out, "from M1 Pro 16-core GPU") {

@@ -75,6 +75,14 @@ func runEmulate(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "  max |dst - ref_f16in|   %.4g   (%.3g x the float32 accumulation bound (K+1)·2^-24·Σ|w·b|)\n", maxAbsH, worst)
 	macs := float64(res.Counters.Active) * float64(k.NR0*k.NR1) * float64(p.K)
 	fmt.Fprintf(stdout, "emulated %.3g MACs (padding included) in %v: %.3g MAC/s\n", macs, wall.Round(time.Millisecond), macs/wall.Seconds())
+	if why := k.WrongB(k.Path); why != "" {
+		fmt.Fprintf(stdout, "note: %s\n", why)
+	}
+	if worst > 1 {
+		// emulate is a correctness check: values outside the bound fail it
+		fmt.Fprintf(stderr, "simrun emulate: FAIL: dst is %.3g x the float32 accumulation bound away from the reference\n", worst)
+		return exitFailed
+	}
 	return exitOK
 }
 

@@ -48,6 +48,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	if err := trace.WriteResult(stdout, r); err != nil {
 		return fail(stderr, "simulate", err)
 	}
+	if why := k.WrongB(k.Path); why != "" {
+		fmt.Fprintf(stdout, "  note              %s\n", why)
+	}
 	if p.Tokens < 32 || p.K < 64 {
 		// llama.cpp would not run mul_mm_id here (KF 2.2): say what it runs
 		mv, err := sim.NewSimulator().RunMulMVID(p, chip, opt)
