@@ -246,19 +246,31 @@ func expandStoreCoop(p *Program, sg int, op Op, out []Inst) []Inst {
 
 func expandScatter(p *Program, _ int, _ Op, out []Inst) []Inst {
 	tl := &p.Tiling
+	// a row's floats leave as float4 (a lane each, lanes per pass), the rows
+	// past the last float4 one scalar each in a last pass: 4 bytes per row
+	// in all
 	vec := tl.Rows / 4
-	n := ceilDiv(vec, lanes)
-	if tl.Rows%4 != 0 {
-		n++ // scalar tail
+	passes := []struct{ n, lanes, bytes int }{
+		{vec / lanes, lanes, 16},             // full float4 passes
+		{min(1, vec%lanes), vec % lanes, 16}, // a partial one
+		{min(1, tl.Rows%4), tl.Rows % 4, 4},  // the scalar tail
 	}
-	active := min(vec, lanes)
-	return append(out,
+	out = append(out,
 		Inst{Class: ClassDevLoad, Count: 1, ILP: 1, Stream: StreamMeta, Bytes: lanes * 4, Unique: 4},
-		Inst{Class: ClassInt, Count: 4, ILP: 2, Wait: WaitDevice},
-		Inst{Class: ClassTGLoad, Count: uint16(n), ILP: uint8(n), Wait: WaitALU, Bytes: uint32(active * 16)},
-		Inst{Class: ClassDevStore, Count: uint16(n), ILP: uint8(n), Wait: WaitTG, Stream: StreamOutput,
-			Bytes: uint32(active * 16), Unique: uint32(tl.Rows * 4)},
-	)
+		Inst{Class: ClassInt, Count: 4, ILP: 2, Wait: WaitDevice})
+	for _, ps := range passes {
+		if ps.n > 0 {
+			out = append(out, Inst{Class: ClassTGLoad, Count: uint16(ps.n), ILP: uint8(ps.n), Wait: WaitALU, Bytes: uint32(ps.lanes * ps.bytes)})
+		}
+	}
+	for _, ps := range passes {
+		if ps.n > 0 {
+			b := uint32(ps.lanes * ps.bytes)
+			out = append(out, Inst{Class: ClassDevStore, Count: uint16(ps.n), ILP: uint8(ps.n), Wait: WaitTG, Stream: StreamOutput,
+				Bytes: b, Unique: uint32(ps.n) * b})
+		}
+	}
+	return out
 }
 
 func noRegs(*Program, Op) Footprint { return Footprint{} }

@@ -70,3 +70,31 @@ func TestMergeKeepsDependences(t *testing.T) {
 		t.Fatalf("merge = %+v: want two independent MMAs joined, the dependent fp32 group kept apart", out)
 	}
 }
+
+// TestScatterBytesPerRow: a scattered token row moves 4 bytes per weight row
+// through threadgroup memory and to dst, whatever the tile's row count (float4
+// passes of up to 32 lanes, then one scalar pass for the rows past the last
+// float4), in as many instructions as float4 passes plus the tail.
+func TestScatterBytesPerRow(t *testing.T) {
+	for rows := 1; rows <= 256; rows++ {
+		p := &Program{}
+		p.Tiling.Rows = rows
+		var tgBytes, stored, unique, instrs int
+		for _, in := range expandScatter(p, 0, Op{Code: OpScatter}, nil) {
+			switch in.Class {
+			case ClassTGLoad:
+				tgBytes += int(in.Count) * int(in.Bytes)
+				instrs += int(in.Count)
+			case ClassDevStore:
+				stored += int(in.Count) * int(in.Bytes)
+				unique += int(in.Unique)
+			}
+		}
+		vec := rows / 4
+		wantInstrs := (vec+31)/32 + min(1, rows%4)
+		if tgBytes != 4*rows || stored != 4*rows || unique != 4*rows || instrs != wantInstrs {
+			t.Errorf("rows %d: threadgroup bytes %d, stored %d, unique %d (want %d each); %d loads, want %d",
+				rows, tgBytes, stored, unique, 4*rows, instrs, wantInstrs)
+		}
+	}
+}
