@@ -2,9 +2,18 @@ package tile
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/metalsim/metalsim/isa"
 )
+
+// Map0Used are the n_used values llama.cpp instantiates map0 for
+// (kernel_mul_mm_id_map0_ne20_N, kernel-facts 2.3). For another value the
+// host finds no pipeline; how that fails is not documented.
+var Map0Used = []int{1, 2, 4, 5, 6, 8, 10, 16, 22}
+
+// Map0Instantiated reports whether llama.cpp has a map0 kernel for n_used.
+func Map0Instantiated(used int) bool { return slices.Contains(Map0Used, used) }
 
 // Map0Program is the timing program of kernel_mul_mm_id_map0 (kernel-facts 4.1):
 // one threadgroup of n_mats threads (thread = expert) builds the routing map in

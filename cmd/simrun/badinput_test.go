@@ -49,6 +49,7 @@ func TestBadInputFailsEarly(t *testing.T) {
 		{[]string{"simulate", "--experts", "100000"}, "--experts: problem: n_mats (experts) = 100000: must be in [1, 4096]"},
 		{[]string{"emulate", "--m", "0"}, "--m: problem: m (rows) = 0: must be in [1, 1048576]"},
 		{[]string{"emulate", "--used", "17"}, "--used: problem: n_used (experts per token) = 17: must be in [1, 16]"},
+		{[]string{"emulate", "--seed", "0"}, "--seed = 0: must be positive"},
 		{[]string{"trace", "--k", "100"}, "--k: problem: k = 100: must be a positive multiple of the q4_0 block size 32"},
 		// chip flags
 		{[]string{"simulate", "--chip", "M0"}, `--chip: unknown chip "M0"`},

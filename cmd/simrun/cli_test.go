@@ -166,6 +166,21 @@ func TestEmulateFailsOnWrongValues(t *testing.T) {
 	}
 }
 
+// TestSimulateNotesMissingMap0: an n_used llama.cpp has no map0 kernel for
+// is timed, with a note saying so; an instantiated one has no note.
+func TestSimulateNotesMissingMap0(t *testing.T) {
+	small := []string{"simulate", "--experts", "16", "--m", "128", "--k", "256", "--n", "64", "--draws", "1"}
+	for _, tc := range []struct {
+		used string
+		note bool
+	}{{"3", true}, {"7", true}, {"4", false}, {"8", false}} {
+		code, out, errb := runCLI(append(small, "--used", tc.used)...)
+		if code != exitOK || strings.Contains(out, "instantiates map0 only for n_used") != tc.note {
+			t.Errorf("--used %s: exit %d %s, note shown %v, want %v", tc.used, code, errb, !tc.note, tc.note)
+		}
+	}
+}
+
 func TestChipsCommand(t *testing.T) {
 	code, out, _ := runCLI("chips")
 	if code != exitOK || !strings.Contains(out, "M1 Pro 16-core GPU") || !strings.Contains(out, "from M1 Pro 16-core GPU") {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -44,6 +45,9 @@ func runEmulate(args []string, stdout, stderr io.Writer) int {
 	}
 	if *workers < 0 {
 		return fail(stderr, "emulate", fmt.Errorf("--workers = %d: must be >= 0", *workers))
+	}
+	if *seed == 0 { // as simulate and trace: the same seed draws the same routing there
+		return fail(stderr, "emulate", errors.New("--seed = 0: must be positive"))
 	}
 	if err := checkEmulateMemory(p); err != nil {
 		return fail(stderr, "emulate", err)

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/tile"
 	"github.com/metalsim/metalsim/trace"
 )
 
@@ -50,6 +51,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	}
 	if why := k.WrongB(k.Path); why != "" {
 		fmt.Fprintf(stdout, "  note              %s\n", why)
+	}
+	if !tile.Map0Instantiated(p.Used) {
+		fmt.Fprintf(stdout, "  note              llama.cpp instantiates map0 only for n_used in %v (kernel-facts 2.3): with n_used = %d it finds no kernel; this times one as if it existed\n", tile.Map0Used, p.Used)
 	}
 	if p.Tokens < 32 || p.K < 64 {
 		// llama.cpp would not run mul_mm_id here (KF 2.2): say what it runs
