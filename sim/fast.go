@@ -23,22 +23,27 @@ import (
 // their launch and their one routing read. Dispatch follows the hardware: linear
 // index order, round-robin over cores first, then one threadgroup per freed slot.
 
-// classKey identifies a threadgroup class: a program and whether its weights
-// come from a cache.
+// classKey identifies a threadgroup class by everything its timing is made
+// of: the program, whether its weights come from a cache, its memory pattern
+// (line pattern and activation reuse, which the problem's m sets while the
+// program is shared across m) and the k-loop that stands for it in mixes
+// (with its pattern). A key of the program alone let the first problem that
+// met a program fix its class for later problems of another m, so results
+// depended on the order of runs (and, with runs in parallel, on scheduling).
 type classKey struct {
-	prog   *isa.Program
-	repeat bool
+	prog     *isa.Program
+	repeat   bool
+	mem      *progMem
+	loopProg *isa.Program
+	loopMem  *progMem
 }
 
 type classInfo struct {
-	classKey
-	mem       *progMem
-	overhead  float64      // cycles outside the k-loop (prologue + epilogue), or the whole life of an exit
-	mixID     int          // the k-loop class: programs whose loop bodies time alike share it
-	rank      string       // canonical order of k-loop classes in a mix (independent of id assignment)
-	dramBytes float64      // DRAM bytes per k-step: new weight bytes (unless repeat) and activations
-	loopProg  *isa.Program // the program mixes of this k-loop class simulate (canonical, not first seen)
-	loopMem   *progMem
+	classKey          // loopProg: the program mixes of this k-loop class simulate (canonical, not first seen)
+	overhead  float64 // cycles outside the k-loop (prologue + epilogue), or the whole life of an exit
+	mixID     int     // the k-loop class: programs whose loop bodies time alike share it
+	rank      string  // canonical order of k-loop classes in a mix (independent of id assignment)
+	dramBytes float64 // DRAM bytes per k-step: new weight bytes (unless repeat) and activations
 }
 
 // dramPerStep returns the DRAM bytes per k-step of a program's threadgroup:
@@ -198,7 +203,7 @@ func (cc *coreCache) snapshot() []*classInfo {
 // program whose k-loop stands for p's in core mixes (p itself, or a canonical
 // program of its grid), with its memory pattern loopMem.
 func (cc *coreCache) class(p *isa.Program, repeat bool, mem *progMem, loop *isa.Program, loopMem *progMem) (int, int64) {
-	k := classKey{p, repeat}
+	k := classKey{prog: p, repeat: repeat, mem: mem, loopProg: loop, loopMem: loopMem}
 	cc.mu.Lock()
 	id, ok := cc.classes[k]
 	cc.mu.Unlock()
@@ -216,8 +221,7 @@ func (cc *coreCache) class(p *isa.Program, repeat bool, mem *progMem, loop *isa.
 	}
 	// only class creation appends to info, and it holds classMu
 	id = id2
-	ci := &classInfo{classKey: k, mem: mem, mixID: id, dramBytes: dramPerStep(p, mem, repeat),
-		loopProg: loop, loopMem: loopMem}
+	ci := &classInfo{classKey: k, mixID: id, dramBytes: dramPerStep(p, mem, repeat)}
 	if !p.Exit {
 		// a k-loop class is a k-loop as core mixes simulate it: the timing
 		// content of its program's prologue and body (Grid.Loop's program,

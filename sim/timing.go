@@ -588,16 +588,24 @@ type gridSource struct {
 	g         *Grid
 	view      *cacheView
 	mems      *memTable
-	classes   map[classKey]int
+	classes   map[tgKey]int // this grid's classes: its memory patterns and k-loops are fixed per program
 	local     map[*isa.Program]*progMem
 	shapeSigs []string // loop-body signatures of g.Shape, computed on demand
-	last      classKey // the class key class looked up last, and its id
+	last      tgKey    // the key class looked up last, and its id
 	lastID    int
+}
+
+// tgKey is what tells a grid's threadgroups apart for timing: the program and
+// whether its weights come from a cache (within one grid the rest of a class,
+// its memory pattern and k-loop, follows from the program).
+type tgKey struct {
+	prog   *isa.Program
+	repeat bool
 }
 
 func newGridSource(g *Grid, sh *shared) *gridSource {
 	return &gridSource{g: g, view: newCacheView(sh.cc), mems: &sh.mems,
-		classes: map[classKey]int{}, local: map[*isa.Program]*progMem{}, shapeSigs: make([]string, len(g.Shape))}
+		classes: map[tgKey]int{}, local: map[*isa.Program]*progMem{}, shapeSigs: make([]string, len(g.Shape))}
 }
 
 func (g *gridSource) len() int { return g.g.Launched }
@@ -609,7 +617,7 @@ func (g *gridSource) context(i int) (*isa.Program, bool, *progMem) {
 
 func (g *gridSource) class(i int) int {
 	prog, rep := g.g.TG(i)
-	k := classKey{prog, rep}
+	k := tgKey{prog, rep}
 	if k == g.last {
 		return g.lastID // runs of early exits, of a row tile's token tiles
 	}

@@ -130,6 +130,50 @@ func TestConcurrentRunsShareMixes(t *testing.T) {
 	}
 }
 
+// TestOtherShapesDoNotLeak: a kernel's programs are shared across problems
+// of another m, whose activation reuse (and so memory pattern and DRAM
+// demand) differs; a run after one of another m on the same Simulator gives
+// the bits it gives alone. (Classes were keyed by program alone: an M5
+// m = 512 run moved 3.2 % after an m = 4096 one, and validate's rows, which
+// run concurrently, depended on scheduling.)
+func TestOtherShapesDoNotLeak(t *testing.T) {
+	m5 := mustChip(t, "M5 10-core GPU")
+	mm := func(m int) func(*sim.Simulator) (*sim.Result, error) {
+		p := tile.Problem{Experts: 128, Used: 8, M: m, K: 1024, Tokens: 256, TypeA: dequant.Q4_0}
+		return func(s *sim.Simulator) (*sim.Result, error) {
+			return s.Run(p, tile.Kernel{Variant: tile.Upstream(), Path: tile.Tensor}, m5, sim.Options{Draws: 1})
+		}
+	}
+	mv := func(m int) func(*sim.Simulator) (*sim.Result, error) {
+		p := tile.Problem{Experts: 32, Used: 4, M: m, K: 1024, Tokens: 8, TypeA: dequant.F16}
+		return func(s *sim.Simulator) (*sim.Result, error) { return s.RunMulMVID(p, m5, sim.Options{Draws: 1}) }
+	}
+	for _, tc := range []struct {
+		name          string
+		first, second func(*sim.Simulator) (*sim.Result, error)
+	}{
+		{"mul_mm_id m=512 after m=4096", mm(4096), mm(512)},
+		{"mul_mm_id m=4096 after m=512", mm(512), mm(4096)},
+		{"mul_mv_id m=5 after m=13", mv(13), mv(5)},
+	} {
+		alone, err := tc.second(sim.NewSimulator())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := sim.NewSimulator()
+		if _, err := tc.first(s); err != nil {
+			t.Fatal(err)
+		}
+		after, err := tc.second(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := modelOutputs(t, after), modelOutputs(t, alone); a != b {
+			t.Errorf("%s: %.4f µs, alone %.4f µs\n%s\nalone:\n%s", tc.name, after.TotalUs, alone.TotalUs, a, b)
+		}
+	}
+}
+
 // TestVariantsShareMixes: on the simdgroup path the half-tile variant's full
 // tiles time exactly like upstream's (same instructions; it differs in the
 // other tiles), so after an upstream run a halftile run on the same Simulator
