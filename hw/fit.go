@@ -179,8 +179,8 @@ func Fit(cases []Case, params []FitParam, opt FitOptions) (*FitResult, error) {
 	for _, p := range params {
 		perChip[p.Chip]++
 	}
-	for chip, n := range perChip {
-		if 3*n > rows[chip] {
+	for _, chip := range slices.Sorted(maps.Keys(perChip)) { // one error whatever the map's order
+		if n := perChip[chip]; 3*n > rows[chip] {
 			return nil, fmt.Errorf("fit: %d parameters for %s but only %d independent rows: at most a third of the rows (%d) may be fitted", n, chip, rows[chip], rows[chip]/3)
 		}
 	}

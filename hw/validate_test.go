@@ -183,6 +183,23 @@ func TestFitRefusesTooManyParams(t *testing.T) {
 	}
 }
 
+// TestFitRefusalIsDeterministic: with several chips over the limit the error
+// names the same one every time (chips in name order, not a map's order).
+func TestFitRefusalIsDeterministic(t *testing.T) {
+	cases := sampleCases(t)
+	ps := []FitParam{ // chips without rows: both over the limit
+		{Chip: "Zeta GPU", Name: "barrier_clk", Lo: 0, Hi: 1000},
+		{Chip: "Alpha GPU", Name: "barrier_clk", Lo: 0, Hi: 1000},
+		{Chip: "Mu GPU", Name: "barrier_clk", Lo: 0, Hi: 1000},
+	}
+	for range 30 {
+		_, err := Fit(cases, ps, FitOptions{})
+		if err == nil || !strings.Contains(err.Error(), "parameters for Alpha GPU") {
+			t.Fatalf("Fit with three chips over the limit: %v, want the error of Alpha GPU (first by name)", err)
+		}
+	}
+}
+
 func TestParseFitParamErrors(t *testing.T) {
 	chip, err := sim.LookupChip("M1 Pro 16-core GPU")
 	if err != nil {

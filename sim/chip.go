@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path"
@@ -385,7 +386,7 @@ func (c *Chip) Validate() error {
 			errs = append(errs, fmt.Errorf("%s = %g: must be at most %s = %g (a threadgroup lives on one core)", pair.tg, pair.tgVal, pair.core, pair.coreVal))
 		}
 	}
-	for name := range c.Classes {
+	for _, name := range slices.Sorted(maps.Keys(c.Classes)) { // errors in one order
 		if _, err := isa.ParseClass(name); err != nil {
 			errs = append(errs, fmt.Errorf("classes: %w", err))
 		}

@@ -391,6 +391,31 @@ func TestChipsAreCopies(t *testing.T) {
 	}
 }
 
+// TestChipFileErrorsInOneOrder: several unknown classes are reported in
+// name order, the same text every time (not a map's order).
+func TestChipFileErrorsInOneOrder(t *testing.T) {
+	good, err := os.ReadFile(filepath.Join("chips", "m1-pro-16c.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(good), `"classes": {`, `"classes": {"zz": {}, "aa": {}, "mm": {},`, 1)
+	var first string
+	for i := range 30 {
+		_, err := sim.ParseChip([]byte(bad), "bad.json")
+		if err == nil {
+			t.Fatal("three unknown classes accepted")
+		}
+		if i == 0 {
+			first = err.Error()
+		} else if err.Error() != first {
+			t.Fatalf("the error changed between parses:\n%s\n%s", first, err)
+		}
+	}
+	if a, m, z := strings.Index(first, `"aa"`), strings.Index(first, `"mm"`), strings.Index(first, `"zz"`); a < 0 || !(a < m && m < z) {
+		t.Errorf("unknown classes not in name order: %s", first)
+	}
+}
+
 func TestChipFileErrors(t *testing.T) {
 	good, err := os.ReadFile(filepath.Join("chips", "m1-pro-16c.json"))
 	if err != nil {
