@@ -71,24 +71,31 @@ type Skipped struct {
 
 // OpCount is the number of lines of one op.
 type OpCount struct {
-	Op    string
-	Lines int
+	Op     string
+	Reason string // Skipped.Reason: "other op", "grad mode", ...
+	Lines  int
 }
 
-// SkippedOps counts the lines in Skipped per op (backend lines excluded),
-// sorted by op name.
+// SkippedOps counts the lines in Skipped per op and reason (backend lines
+// excluded), sorted by op name, then reason.
 func (l *Log) SkippedOps() []OpCount {
-	counts := map[string]int{}
+	type key struct{ op, reason string }
+	counts := map[key]int{}
 	for _, s := range l.Skipped {
 		if s.Op != "" {
-			counts[s.Op]++
+			counts[key{s.Op, s.Reason}]++
 		}
 	}
 	out := make([]OpCount, 0, len(counts))
-	for op, n := range counts {
-		out = append(out, OpCount{Op: op, Lines: n})
+	for k, n := range counts {
+		out = append(out, OpCount{Op: k.op, Reason: k.reason, Lines: n})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Op < out[j].Op })
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Op != out[j].Op {
+			return out[i].Op < out[j].Op
+		}
+		return out[i].Reason < out[j].Reason
+	})
 	return out
 }
 

@@ -103,7 +103,7 @@ func TestParseLogPerf(t *testing.T) {
 	if v, _ := l.Unsupported[0].Params.String("type_a"); v != "nvfp4" {
 		t.Errorf("unsupported type_a = %q", v)
 	}
-	wantOps := []OpCount{{"ADD", 2}, {"SOFT_MAX", 1}}
+	wantOps := []OpCount{{"ADD", "other op", 2}, {"SOFT_MAX", "other op", 1}}
 	gotOps := l.SkippedOps()
 	if len(gotOps) != len(wantOps) || gotOps[0] != wantOps[0] || gotOps[1] != wantOps[1] {
 		t.Errorf("SkippedOps = %v, want %v", gotOps, wantOps)

@@ -136,3 +136,25 @@ func TestValidateMisspeltColumn(t *testing.T) {
 		t.Errorf("extra column: exit %d\n%s\n%s", code, out, errb)
 	}
 }
+
+// TestValidateSaysWhySQLRowsAreSkipped: sql rows of the grad and support
+// modes are skipped with their mode named, not as "not a matmul op".
+func TestValidateSaysWhySQLRowsAreSkipped(t *testing.T) {
+	data := readFile(t, filepath.Join("..", "..", "hw", "testdata", "perf-m5.sql"))
+	lines := strings.Split(strings.TrimRight(data, "\n"), "\n")
+	var grad string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "INSERT") {
+			grad = strings.Replace(l, "'perf'", "'grad'", 1)
+			break
+		}
+	}
+	if grad == "" {
+		t.Fatal("no INSERT line in perf-m5.sql")
+	}
+	f := sweepWriteFile(t, t.TempDir(), "grad.sql", data+grad+"\n")
+	code, _, errb := simrunCmd("validate", f)
+	if code != exitOK || !strings.Contains(errb, "1 lines of MUL_MAT_ID skipped (grad mode)") || strings.Contains(errb, "MUL_MAT_ID skipped (not a matmul op)") {
+		t.Errorf("exit %d, stderr %q; want the grad row skipped as grad mode", code, errb)
+	}
+}

@@ -66,7 +66,11 @@ func readMeasurements(files []string, stderr io.Writer) ([]hw.Row, []string, err
 				fmt.Fprintf(stderr, "warning: %v (line skipped)\n", e)
 			}
 			for _, s := range lg.SkippedOps() {
-				fmt.Fprintf(stderr, "%s: %d lines of %s skipped (not a matmul op)\n", f, s.Lines, opName(s.Op))
+				why := "not a matmul op"
+				if s.Reason != "other op" {
+					why = s.Reason // the sql rows of another mode (grad, support)
+				}
+				fmt.Fprintf(stderr, "%s: %d lines of %s skipped (%s)\n", f, s.Lines, opName(s.Op), why)
 			}
 			for _, u := range lg.Unsupported {
 				fmt.Fprintf(stderr, "%s: line %d: %s not supported by the backend\n", f, u.Line, u.Op)
