@@ -159,10 +159,8 @@ func matchMulMatID(c Case) (Case, error) {
 		bcast = b
 	}
 	prob := tile.Problem{Experts: get("n_mats"), Used: get("n_used"), M: get("m"), K: get("k"), Tokens: get("n"), Broadcast: bcast}
-	n, k := prob.Tokens, prob.K
-	// kernel-facts 2.2: mul_mm_id needs ne00 >= 64 and ne21 >= 32 tokens
 	c.Kernel = KernelMulMMID
-	if k < 64 || n < 32 {
+	if prob.UsesMulMV() {
 		c.Kernel = KernelMulMVID
 	}
 	if c.Row.Op == OpMulMatIDFusion {
@@ -185,7 +183,7 @@ func matchMulMatID(c Case) (Case, error) {
 	}
 	prob.TypeA, prob.HalfB = typ, halfB
 	c.Problem = prob
-	if _, err := typ.RowBytes(k); err != nil && k > 0 {
+	if _, err := typ.RowBytes(prob.K); err != nil && prob.K > 0 {
 		c.Reason = fmt.Sprintf("%v: the kernel's K tail is not modelled", err)
 		return c, nil
 	}

@@ -278,25 +278,26 @@ func (cc *coreCache) newCore() *coreSim {
 	return cs
 }
 
-// cacheLevels decides which level serves re-read weight lines and activations,
-// from the working set of the resident threadgroups (64 weight rows of one
-// 128-byte line each per threadgroup, plus 32 activation rows).
+// cacheLevels decides which level serves re-read weight lines and activations:
+// one level for both (docs/model.md §2, "Memory"), from the working set of the
+// resident threadgroups, 64 weight rows of one 128-byte line each per
+// threadgroup plus 32 activation rows (the upstream tile's; a cache serves a
+// core mix of any kernel, so no one tile's geometry): L1 if a core's fits,
+// else L2 if the whole chip's does, else the SLC, else DRAM.
 func cacheLevels(m *model, tgsPerCore int) (weights, act int) {
 	c := m.chip
 	perCore := float64(tgsPerCore) * (64 + 32) * lineBytes
 	chip := perCore * c.Cores.Value
-	pick := func(bytes float64) int {
-		switch {
-		case perCore <= c.L1Bytes.Value:
-			return lvlL1
-		case chip <= c.L2Bytes.Value:
-			return lvlL2
-		case chip <= c.SLCBytes.Value:
-			return lvlSLC
-		}
-		return lvlDRAM
+	lvl := lvlDRAM
+	switch {
+	case perCore <= c.L1Bytes.Value:
+		lvl = lvlL1
+	case chip <= c.L2Bytes.Value:
+		lvl = lvlL2
+	case chip <= c.SLCBytes.Value:
+		lvl = lvlSLC
 	}
-	return pick(perCore), pick(chip)
+	return lvl, lvl
 }
 
 // overheadSteps is how many k-steps the overhead measurement runs: enough for

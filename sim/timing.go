@@ -575,11 +575,17 @@ func limiter(u Utilization, mma8 bool) string {
 	if name == LimitMatrix && !mma8 {
 		name = LimitALU
 	}
-	if best < 0.75 {
+	if best < latencyBound {
 		return LimitLatency
 	}
 	return name
 }
+
+// latencyBound is the busiest resource's utilisation below which a run is
+// called latency-bound: no unit is busy three quarters of the time, so what
+// holds it back is waiting (dependences, barriers, memory latency), the
+// speed-of-light reading of a profiler.
+const latencyBound = 0.75
 
 // gridSource adapts a grid to the engines. It remembers the class ids and
 // memory patterns it looked up, so a run locks the shared tables once per

@@ -89,3 +89,15 @@ func (p Problem) String() string {
 func (p Problem) FLOPs() float64 {
 	return 2 * float64(p.M) * float64(p.K) * float64(p.Tokens) * float64(p.Used)
 }
+
+// UsesMulMV reports whether llama.cpp runs kernel_mul_mv_id instead of
+// kernel_mul_mm_id for the problem: the mat-mat kernel needs k >= 64 and at
+// least 32 tokens (kernel-facts 2.2). It is the host's rule, the one place
+// metalsim writes it.
+func (p Problem) UsesMulMV() bool { return p.Tokens < MinMMTokens || p.K < MinMMK }
+
+// The host's thresholds for the mat-mat MUL_MAT_ID kernel (kernel-facts 2.2).
+const (
+	MinMMTokens = 32 // ne21
+	MinMMK      = 64 // ne00
+)
