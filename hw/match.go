@@ -268,8 +268,8 @@ func matchMulMat(c Case) (Case, error) {
 		return c, err
 	}
 	c.Kernel = tile.ChooseDense(prob).String()
-	if c.Kernel == KernelMulMM && prob.K%32 != 0 {
-		c.Reason = fmt.Sprintf("k = %d is not a multiple of 32: mul_mm's bounds-checked K tail (bc_inp) is not modelled", prob.K)
+	if nk := tile.DenseGeometry(tile.Simdgroup).NK; c.Kernel == KernelMulMM && prob.K%nk != 0 { // nk is the same on both paths
+		c.Reason = fmt.Sprintf("k = %d is not a multiple of %d: mul_mm's bounds-checked K tail (bc_inp) is not modelled", prob.K, nk)
 		return c, nil
 	}
 	c.Modelled = true

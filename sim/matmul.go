@@ -145,7 +145,7 @@ func (s *Simulator) DenseGrid(p tile.DenseProblem, path tile.Path, chip *Chip) (
 		}
 		g := b.Grid()
 		nr0, nr1 := b.TileShape()
-		steps := p.K / 32
+		steps := b.Steps()
 		shape := []*isa.Program{b.Program(tile.Context{Rows: nr0, Tokens: nr1, Steps: steps})}
 		if b.BCOut {
 			shape = append(shape, b.Program(tile.Context{Rows: nr0, Tokens: 1, Steps: steps}))

@@ -147,28 +147,41 @@ func NewMMBuilder(p DenseProblem, path Path) (*MMBuilder, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	if p.K%32 != 0 {
-		return nil, fmt.Errorf("problem: k = %d: must be a multiple of 32 for mul_mm (the bounds-checked K tail, bc_inp, is not modelled)", p.K)
+	if nk := DenseGeometry(path).NK; p.K%nk != 0 {
+		return nil, fmt.Errorf("problem: k = %d: must be a multiple of %d for mul_mm (the bounds-checked K tail, bc_inp, is not modelled)", p.K, nk)
 	}
 	if path != Simdgroup && path != Tensor {
 		return nil, fmt.Errorf("path = %d: must be simdgroup or tensor", path)
 	}
 	rb, _ := p.TypeA.RowBytes(p.K)
-	b := &MMBuilder{Problem: p, Path: path, rowBPS: float64(rb) * 32 / float64(p.K)}
-	_, nr1 := b.TileShape()
-	b.BCOut = p.M%64 != 0 || p.N%nr1 != 0
+	g := DenseGeometry(path)
+	b := &MMBuilder{Problem: p, Path: path, rowBPS: float64(rb) * float64(g.NK) / float64(p.K)}
+	b.BCOut = p.M%g.NR0 != 0 || p.N%g.NR1 != 0
 	b.inner = &Builder{Kernel: Kernel{Variant: Upstream(), Path: Simdgroup}, typeA: p.TypeA, halfB: p.HalfB, rowBPS: b.rowBPS}
 	return b, nil
+}
+
+// DenseGeometry is kernel_mul_mm's tile on a path: the mm_id kernel's
+// upstream geometry (64 weight rows x 32 tokens, nk = 32, 4 simdgroups in a
+// 2x2 grid) on the simdgroup path; 128 tokens per tile on the tensor path
+// (kernel-facts §3).
+func DenseGeometry(path Path) Geometry {
+	g := DefaultGeometry()
+	if path == Tensor {
+		g.NR1 = 128
+	}
+	return g
 }
 
 // TileShape returns the weight rows and tokens of one tile: 64x32 on the
 // simdgroup path, 64x128 on the tensor path.
 func (b *MMBuilder) TileShape() (nr0, nr1 int) {
-	if b.Path == Tensor {
-		return 64, 128
-	}
-	return 64, 32
+	g := DenseGeometry(b.Path)
+	return g.NR0, g.NR1
 }
+
+// Steps returns the k-steps of a tile.
+func (b *MMBuilder) Steps() int { return b.Problem.K / DenseGeometry(b.Path).NK }
 
 // Grid returns the dispatch grid (x = token tiles, y = row tiles, z = 1).
 func (b *MMBuilder) Grid() [3]int {
@@ -182,7 +195,7 @@ func (b *MMBuilder) Grid() [3]int {
 func (b *MMBuilder) Context(x, y int) Context {
 	nr0, nr1 := b.TileShape()
 	p := b.Problem
-	return Context{Rows: min(nr0, p.M-y*nr0), Tokens: min(nr1, p.N-x*nr1), Steps: p.K / 32, Repeat: x > 0}
+	return Context{Rows: min(nr0, p.M-y*nr0), Tokens: min(nr1, p.N-x*nr1), Steps: b.Steps(), Repeat: x > 0}
 }
 
 // Program returns the (cached) program of a tile context.
@@ -195,10 +208,10 @@ func (b *MMBuilder) Program(c Context) *isa.Program {
 }
 
 func (b *MMBuilder) buildSimdgroup(c Context) *isa.Program {
-	g := DefaultGeometry()
-	tgMem := 6144
+	g := DenseGeometry(Simdgroup)
+	tgMem := 2 * (g.NR0 + g.NR1) * g.NK // the A and B tiles in half: 6144 bytes
 	if b.BCOut {
-		tgMem = 8192
+		tgMem = max(tgMem, 4*g.NR0*g.NR1) // and the float staging of an edge tile over them: 8192
 	}
 	direct := !b.BCOut || (c.Rows == g.NR0 && c.Tokens == g.NR1)
 	p := newProgram(fmt.Sprintf("mul_mm %s/simdgroup rows=%d tokens=%d steps=%d", b.Problem.TypeA, c.Rows, c.Tokens, c.Steps), g.NSG, c.Steps, tgMem)
@@ -233,7 +246,8 @@ func (b *MMBuilder) buildSimdgroup(c Context) *isa.Program {
 }
 
 func (b *MMBuilder) buildTensor(c Context) *isa.Program {
-	const nr0, nr1, nk, nsg = 64, 128, 32, 4
+	g := DenseGeometry(Tensor)
+	nr0, nr1, nk, nsg := g.NR0, g.NR1, g.NK, g.NSG
 	p := newProgram(fmt.Sprintf("mul_mm %s/tensor rows=%d tokens=%d steps=%d", b.Problem.TypeA, c.Rows, c.Tokens, c.Steps), nsg, c.Steps, nr0*nk*2)
 	p.Tiling = isa.Tiling{
 		NR0: nr0, NR1: nr1, NK: nk, Rows: c.Rows, Tokens: c.Tokens, Threads: 32 * nsg,
