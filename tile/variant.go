@@ -120,7 +120,7 @@ func HalfTileDual() Variant {
 func Tile64x8() Variant {
 	// its B view declares dextents(NK, tokens): the upstream declaration is
 	// right only for 32-token tiles (ExtentsUpstream), and the PR that
-	// proposes this tile is for the simdgroup path only (kernel-facts §6)
+	// proposes this tile is for the simdgroup path only (kernel-facts §6.3)
 	return Variant{Name: "tile64x8", Geometry: Geometry{NR0: 64, NR1: 8, NR1H: 8, NK: 32, NSG: 4, SGRows: 4, SGCols: 1},
 		BExtents: ExtentsFixed}
 }
