@@ -40,15 +40,25 @@ func ParseFitParam(s string, chips []*sim.Chip) (FitParam, error) {
 	if !ok || name == "" || chipName == "" {
 		return FitParam{}, fmt.Errorf("--param %q: want NAME@CHIP[=LO:HI], e.g. sg_launch_clk@\"M1 Pro 16-core GPU\"=0:2000", s)
 	}
-	if c, err := sim.LookupChip(chipName); err == nil {
-		chipName = c.Name // an alias of an embedded chip
+	find := func(name string) *sim.Chip {
+		for _, c := range chips {
+			if c.Name == name {
+				return c
+			}
+		}
+		return nil
 	}
-	var chip *sim.Chip
+	// the files' own chip names first (a chip file may be named like an
+	// embedded chip's alias), then an alias of an embedded chip
+	chip := find(chipName)
+	if chip == nil {
+		if c, err := sim.LookupChip(chipName); err == nil {
+			chipName = c.Name
+			chip = find(chipName)
+		}
+	}
 	var names []string
 	for _, c := range chips {
-		if c.Name == chipName {
-			chip = c
-		}
 		names = append(names, fmt.Sprintf("%q", c.Name))
 	}
 	if chip == nil {

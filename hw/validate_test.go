@@ -200,6 +200,24 @@ func TestFitRefusalIsDeterministic(t *testing.T) {
 	}
 }
 
+// TestParseFitParamExactNameFirst: a chip of the files whose name is an
+// embedded chip's alias (a chip file named "M5") is found by that name; an
+// alias finds the embedded chip otherwise.
+func TestParseFitParamExactNameFirst(t *testing.T) {
+	m5, err := sim.LookupChip("M5 10-core GPU")
+	if err != nil {
+		t.Fatal(err)
+	}
+	custom := m5.Clone()
+	custom.Name = "M5"
+	if p, err := ParseFitParam("barrier_clk@M5", []*sim.Chip{custom}); err != nil || p.Chip != "M5" {
+		t.Errorf("a file chip named M5: %+v, %v", p, err)
+	}
+	if p, err := ParseFitParam("barrier_clk@M5", []*sim.Chip{m5}); err != nil || p.Chip != m5.Name {
+		t.Errorf("the alias M5 of the embedded chip: %+v, %v", p, err)
+	}
+}
+
 func TestParseFitParamErrors(t *testing.T) {
 	chip, err := sim.LookupChip("M1 Pro 16-core GPU")
 	if err != nil {

@@ -134,7 +134,7 @@ func TestConcurrentRunsShareMixes(t *testing.T) {
 // of another m, whose activation reuse (and so memory pattern and DRAM
 // demand) differs; a run after one of another m on the same Simulator gives
 // the bits it gives alone. (Classes were keyed by program alone: an M5
-// m = 512 run moved 3.2 % after an m = 4096 one, and validate's rows, which
+// m = 512 run moved 9 % after an m = 4096 one, and validate's rows, which
 // run concurrently, depended on scheduling.)
 func TestOtherShapesDoNotLeak(t *testing.T) {
 	m5 := mustChip(t, "M5 10-core GPU")

@@ -56,7 +56,7 @@ func TestBadInputFailsEarly(t *testing.T) {
 		// an empty chip flag is an error, not the default (it panicked in
 		// simulate, trace and occupancy)
 		{[]string{"simulate", "--chip", ""}, `--chip "": want a chip name or alias`},
-		{[]string{"trace", "--chip", " ", "--out", filepath.Join(dir, "t.json")}, `--chip "": want a chip name or alias`},
+		{[]string{"trace", "--chip", " ", "--out", filepath.Join(dir, "t.json")}, `--chip " ": want a chip name or alias`},
 		{[]string{"occupancy", "--chip", ""}, `--chip "": want a chip name or alias`},
 		{[]string{"validate", "--chip", "", oneRow}, `--chip "": want a chip name or alias`},
 		{[]string{"simulate", "--chip-file", ""}, `--chip-file "": want the path of a chip file`},
@@ -67,7 +67,7 @@ func TestBadInputFailsEarly(t *testing.T) {
 		{[]string{"trace", "--type", "f32", "--k", "16"}, "--k: problem: k = 16"},
 		// an empty --path is not the chip's default path
 		{[]string{"sweep", "--path", ""}, `--path "": empty; leave the flag out for its default`},
-		{[]string{"compare", "--path", " ", "upstream", "halftile"}, `--path "": empty`},
+		{[]string{"compare", "--path", " ", "upstream", "halftile"}, `--path " ": empty`},
 		{[]string{"model", "--preset", "qwen3-30b", "--path", ""}, `--path "": empty`},
 		// an empty list item is an error, not dropped; an empty --shapes is
 		// not the default shape

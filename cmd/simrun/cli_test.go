@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -177,6 +178,17 @@ func TestSimulateNotesMissingMap0(t *testing.T) {
 		code, out, errb := runCLI(append(small, "--used", tc.used)...)
 		if code != exitOK || strings.Contains(out, "instantiates map0 only for n_used") != tc.note {
 			t.Errorf("--used %s: exit %d %s, note shown %v, want %v", tc.used, code, errb, !tc.note, tc.note)
+		}
+	}
+}
+
+func TestOutsideBound(t *testing.T) {
+	for _, tc := range []struct {
+		worst float64
+		fail  bool
+	}{{0, false}, {0.5, false}, {1, false}, {1.01, true}, {math.Inf(1), true}, {math.NaN(), true}} {
+		if got := outsideBound(tc.worst); got != tc.fail {
+			t.Errorf("outsideBound(%v) = %v, want %v", tc.worst, got, tc.fail)
 		}
 	}
 }

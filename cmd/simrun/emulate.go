@@ -65,8 +65,11 @@ func runEmulate(args []string, stdout, stderr io.Writer) int {
 		maxAbs64 = math.Max(maxAbs64, math.Abs(float64(v)-float64(ref.F64[i])))
 		d := math.Abs(float64(v) - float64(ref.F16In[i]))
 		maxAbsH = math.Max(maxAbsH, d)
-		if tol := float64(p.K+1) / (1 << 24) * ref.SumAbs[i]; tol > 0 {
-			worst = math.Max(worst, d/tol)
+		switch tol := float64(p.K+1) / (1 << 24) * ref.SumAbs[i]; {
+		case tol > 0:
+			worst = math.Max(worst, d/tol) // a NaN stays NaN and fails below
+		case d != 0: // every product is zero, so the exact sum is: any other value is wrong
+			worst = math.Inf(1)
 		}
 	}
 	fmt.Fprintf(stdout, "%s, %s path, variant %s, seed %d\n", p, k.Path, k.Name, *seed)
@@ -82,7 +85,7 @@ func runEmulate(args []string, stdout, stderr io.Writer) int {
 	if why := k.WrongB(k.Path); why != "" {
 		fmt.Fprintf(stdout, "note: %s\n", why)
 	}
-	if worst > 1 {
+	if outsideBound(worst) {
 		// emulate is a correctness check: values outside the bound fail it
 		fmt.Fprintf(stderr, "simrun emulate: FAIL: dst is %.3g x the float32 accumulation bound away from the reference\n", worst)
 		return exitFailed
@@ -115,3 +118,8 @@ func checkEmulateMemory(p tile.Problem) error {
 		"output and references %.3g GB (n x n_used x m); emulate holds them at once and allows at most %d GiB",
 		total/1e9, weights/1e9, acts/1e9, outs/1e9, maxEmulateBytes>>30)
 }
+
+// outsideBound reports whether emulate's worst error ratio fails the check:
+// above the bound, infinite (a nonzero value where every product is zero) or
+// NaN (which compares false with everything, so "> 1" would pass it).
+func outsideBound(worst float64) bool { return !(worst <= 1) }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -157,10 +156,10 @@ func (f *chipFlags) chip() (*sim.Chip, error) {
 	if f.fs != nil {
 		given := flagsGiven(f.fs)
 		if given["chip-file"] && strings.TrimSpace(f.file) == "" {
-			return nil, errors.New(`--chip-file "": want the path of a chip file`)
+			return nil, fmt.Errorf("--chip-file %q: want the path of a chip file", f.file)
 		}
 		if given["chip"] && strings.TrimSpace(f.name) == "" {
-			return nil, errors.New(`--chip "": want a chip name or alias (simrun chips lists them)`)
+			return nil, fmt.Errorf("--chip %q: want a chip name or alias (simrun chips lists them)", f.name)
 		}
 	}
 	if f.file != "" {
@@ -217,7 +216,7 @@ func checkGivenNotEmpty(fs *flag.FlagSet, names ...string) error {
 	given := flagsGiven(fs)
 	for _, n := range names {
 		if f := fs.Lookup(n); f != nil && given[n] && strings.TrimSpace(f.Value.String()) == "" {
-			return fmt.Errorf("--%s \"\": empty; leave the flag out for its default", n)
+			return fmt.Errorf("--%s %q: empty; leave the flag out for its default", n, f.Value.String())
 		}
 	}
 	return nil

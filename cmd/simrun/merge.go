@@ -16,7 +16,7 @@ import (
 
 const mergeSummary = `Join the outputs of a sharded sweep (simrun sweep --shard i/N, CSV or JSON) into exactly the bytes
 a single unsharded run writes, on stdout. Every shard must come from the same sweep: the same
-sweep_id (a hash of every flag but --shard and --workers, and of the chips and variants they load)
+sweep_id (a hash of every flag but --shard, --workers and --format, and of the chips and variants they load)
 and the same points count in every row, and the rows of one shard i/N (i, i+N, i+2N, ...) in each
 file. The merge fails, naming the file (and the line, or the JSON row, and the column or field),
 on a foreign file, a row not as simrun sweep writes it (an unknown, missing or re-encoded field;
@@ -74,7 +74,7 @@ func mergeSweeps(files []string, w io.Writer) error {
 			continue
 		}
 		if sf.id != ref.id {
-			return fmt.Errorf("%s: sweep_id %s, but %s has %s: not a shard of the same sweep (all shards need the same flags but --shard and --workers, and the same chip and variant files)",
+			return fmt.Errorf("%s: sweep_id %s, but %s has %s: not a shard of the same sweep (all shards need the same flags but --shard, --workers and --format, and the same chip and variant files)",
 				sf.name, sf.id, ref.name, ref.id)
 		}
 		if sf.points != ref.points {

@@ -34,8 +34,8 @@ little-endian int32 n x n_used, or CSV with one token of n_used ids per line; it
 without its last parameter, zipf or hot:H, takes it from every --skew value in turn.
 
 Sharding (--shard i/N) runs every N-th point starting at i, so a sweep spreads over a batch system;
-every row carries the sweep's points count and sweep_id (a hash of every flag but --shard and
---workers, and of the chips and variants they load), and simrun merge checks both as it joins the
+every row carries the sweep's points count and sweep_id (a hash of every flag but --shard,
+--workers and --format, and of the chips and variants they load), and simrun merge checks both as it joins the
 shard outputs into exactly the bytes of the unsharded run:
   Slurm array:      #SBATCH --array=0-15
                     simrun sweep ... --shard $SLURM_ARRAY_TASK_ID/16 > shard-$SLURM_ARRAY_TASK_ID.csv
@@ -804,8 +804,9 @@ const sweepIDVersion = "simrun sweep 1"
 // variants as given (a point's error names them) and as defined (and a spec
 // file's path), the routings with their skew and a file routing's ids, the n
 // list, the shape, --path, the engine, the draws and the base seed. It leaves
-// out --shard and --workers: every shard of one sweep carries the same id,
-// and the output is the same for any worker count. Spellings of a chip that
+// out --shard, --workers and --format: every shard of one sweep carries the
+// same id, the output is the same for any worker count, and merge checks the
+// format itself. Spellings of a chip that
 // load the same parameters (an alias, a chip file) give the same id.
 func sweepID(s *sweepSpec) (string, error) {
 	h := fnv.New64a()

@@ -106,7 +106,7 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	pics := []picture{{"png", *pngFile}, {"svg", *svgFile}}
 	for _, f := range []struct{ name, val string }{{"out", *out}, {"png", *pngFile}, {"svg", *svgFile}} {
 		if set[f.name] && strings.TrimSpace(f.val) == "" {
-			return fail(stderr, "trace", fmt.Errorf(`--%s "": want a file name, or - for standard output`, f.name))
+			return fail(stderr, "trace", fmt.Errorf("--%s %q: want a file name, or - for standard output", f.name, f.val))
 		}
 	}
 	writeJSON := *out != "" && (set["out"] || *pngFile == "" && *svgFile == "")
