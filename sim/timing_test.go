@@ -300,6 +300,13 @@ func TestOccupancyMesaTable(t *testing.T) {
 	if _, err := sim.OccupancyFor(chip, 1024, 128, 0); err == nil || !strings.Contains(err.Error(), "cannot launch") {
 		t.Errorf("1024 threads at 128 registers: %v, want a launch error", err)
 	}
+	// the message shows the rule and the fields behind the limit
+	g := chip.Clone()
+	g.ThreadGranule.Value = 1024
+	_, err = sim.OccupancyFor(g, 128, 128, 0)
+	if err == nil || !strings.Contains(err.Error(), "register_file_bytes 212992 / (4 bytes x 128 registers), rounded down to a multiple of occupancy_thread_granule 1024, is 0") {
+		t.Errorf("granule 1024: %v", err)
+	}
 }
 
 func TestChipsLoadAndResolve(t *testing.T) {
