@@ -57,7 +57,10 @@ type MulMatIDCheck struct {
 // evaluated per output from the same half-rounded inputs, in float64.
 const unitRoundoff = 1.0 / (1 << 24)
 
-func accumulationTolerance(k int, sumAbs float64) float64 {
+// AccumulationTolerance is that bound, (K+1)·u·S·(1 + K·u), for an output
+// whose terms' absolute values sum to sumAbs: what an emulated mul_mat_id
+// output may differ from ref_f16in by.
+func AccumulationTolerance(k int, sumAbs float64) float64 {
 	return float64(k+1) * unitRoundoff * sumAbs * (1 + float64(k)*unitRoundoff)
 }
 
@@ -156,7 +159,7 @@ func CheckMulMatIDCase(dir string, c *MulMatIDCase) MulMatIDCheck {
 			return ck
 		}
 		for i, v := range res.Dst {
-			tol := accumulationTolerance(p.K, ref.SumAbs[i])
+			tol := AccumulationTolerance(p.K, ref.SumAbs[i])
 			d := math.Abs(float64(v) - float64(refh[i]))
 			if tol > 0 {
 				ck.WorstRatio = math.Max(ck.WorstRatio, d/tol)

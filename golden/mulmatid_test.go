@@ -92,7 +92,7 @@ func TestVerifyMulMatIDWithoutRefs(t *testing.T) {
 // output is within the bound, a dropped k-step is not.
 func TestAccumulationToleranceCatchesWrongOrder(t *testing.T) {
 	sumAbs := 100.0
-	tol := accumulationTolerance(256, sumAbs)
+	tol := AccumulationTolerance(256, sumAbs)
 	if tol <= 0 || tol > 1e-3*sumAbs {
 		t.Fatalf("tolerance %g for K=256, S=%g: want a small positive bound", tol, sumAbs)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/golden"
 	"github.com/metalsim/metalsim/isa"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
@@ -24,8 +25,8 @@ const u = 1.0 / (1 << 24)
 // is a float32 sum of K exact terms in some order: K-1 roundings, each of a
 // partial sum no larger than S, so |emulated - exact| <= (K-1)·u·S·(1 + K·u).
 // The reference is the float64 sum (error <= K·2^-53·S) rounded once to float32
-// (<= u·S): together (K+1)·u·S·(1 + K·u), as golden.accumulationTolerance.
-func halfTol(k int, s float64) float64 { return float64(k+1) * u * s * (1 + float64(k)*u) }
+// (<= u·S): together (K+1)·u·S·(1 + K·u), golden.AccumulationTolerance.
+func halfTol(k int, s float64) float64 { return golden.AccumulationTolerance(k, s) }
 
 // vecTol is the bound of the mat-vec kernels (kernel_mul_mv, _id, _ext) for an
 // evaluation in which every term passes through at most d roundings. They

@@ -103,7 +103,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "compare", err)
 	}
-	if err := checkGivenNotEmpty(fs, "path"); err != nil {
+	if err := checkGivenNotEmpty(fs, "empty; leave the flag out for its default", "path"); err != nil {
 		return fail(stderr, "compare", err)
 	}
 	if err := checkPath(*pathFlag); err != nil {

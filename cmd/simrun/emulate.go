@@ -65,7 +65,7 @@ func runEmulate(args []string, stdout, stderr io.Writer) int {
 		maxAbs64 = math.Max(maxAbs64, math.Abs(float64(v)-float64(ref.F64[i])))
 		d := math.Abs(float64(v) - float64(ref.F16In[i]))
 		maxAbsH = math.Max(maxAbsH, d)
-		switch tol := float64(p.K+1) / (1 << 24) * ref.SumAbs[i]; {
+		switch tol := golden.AccumulationTolerance(p.K, ref.SumAbs[i]); {
 		case tol > 0:
 			worst = math.Max(worst, d/tol) // a NaN stays NaN and fails below
 		case d != 0: // every product is zero, so the exact sum is: any other value is wrong
@@ -79,7 +79,7 @@ func runEmulate(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "error:")
 	fmt.Fprintf(stdout, "  max |dst - ref_f64|     %.4g   (float64 sum of float32 weights x activations: half staging costs this)\n", maxAbs64)
-	fmt.Fprintf(stdout, "  max |dst - ref_f16in|   %.4g   (%.3g x the float32 accumulation bound (K+1)·2^-24·Σ|w·b|)\n", maxAbsH, worst)
+	fmt.Fprintf(stdout, "  max |dst - ref_f16in|   %.4g   (%.3g x the float32 accumulation bound (K+1)·u·Σ|w·b|·(1+K·u), u = 2^-24)\n", maxAbsH, worst)
 	macs := float64(res.Counters.Active) * float64(k.NR0*k.NR1) * float64(p.K)
 	fmt.Fprintf(stdout, "emulated %.3g MACs (padding included) in %v: %.3g MAC/s\n", macs, wall.Round(time.Millisecond), macs/wall.Seconds())
 	if why := k.WrongB(k.Path); why != "" {

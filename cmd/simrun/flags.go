@@ -154,12 +154,11 @@ func (f *chipFlags) registerUsage(fs *flag.FlagSet, def, chipUsage, fileUsage st
 // the default.
 func (f *chipFlags) chip() (*sim.Chip, error) {
 	if f.fs != nil {
-		given := flagsGiven(f.fs)
-		if given["chip-file"] && strings.TrimSpace(f.file) == "" {
-			return nil, fmt.Errorf("--chip-file %q: want the path of a chip file", f.file)
+		if err := checkGivenNotEmpty(f.fs, "want the path of a chip file", "chip-file"); err != nil {
+			return nil, err
 		}
-		if given["chip"] && strings.TrimSpace(f.name) == "" {
-			return nil, fmt.Errorf("--chip %q: want a chip name or alias (simrun chips lists them)", f.name)
+		if err := checkGivenNotEmpty(f.fs, "want a chip name or alias (simrun chips lists them)", "chip"); err != nil {
+			return nil, err
 		}
 	}
 	if f.file != "" {
@@ -209,14 +208,15 @@ func (f *simFlags) options() (sim.Options, error) {
 	return sim.Options{Engine: e, Draws: f.draws, Seed: f.seed}, nil
 }
 
-// checkGivenNotEmpty reports a flag among names that was given an empty
-// value: for a flag whose default is empty (meaning "the chip's" or "none"),
-// --flag "" would otherwise silently mean the default.
-func checkGivenNotEmpty(fs *flag.FlagSet, names ...string) error {
+// checkGivenNotEmpty reports the first flag among names that was given an
+// empty (or blank) value, saying what the flag wants: for a flag whose
+// default is empty or a chip's, --flag "" would otherwise silently mean that
+// default.
+func checkGivenNotEmpty(fs *flag.FlagSet, want string, names ...string) error {
 	given := flagsGiven(fs)
 	for _, n := range names {
 		if f := fs.Lookup(n); f != nil && given[n] && strings.TrimSpace(f.Value.String()) == "" {
-			return fmt.Errorf("--%s %q: empty; leave the flag out for its default", n, f.Value.String())
+			return fmt.Errorf("--%s %q: %s", n, f.Value.String(), want)
 		}
 	}
 	return nil

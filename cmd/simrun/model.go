@@ -102,7 +102,7 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "model", fmt.Errorf("--chip %q: give one chip (simrun compare and sweep take lists)", *chipFlag))
 	}
 	chip := chips[0]
-	if err := checkGivenNotEmpty(fs, "path"); err != nil {
+	if err := checkGivenNotEmpty(fs, "empty; leave the flag out for its default", "path"); err != nil {
 		return fail(stderr, "model", err)
 	}
 	if err := checkPath(*pathFlag); err != nil {

@@ -701,7 +701,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		return fail(stderr, "sweep", fmt.Errorf("unexpected argument %q (sweep takes flags only)", fs.Arg(0)))
 	}
-	if err := checkGivenNotEmpty(fs, "path"); err != nil {
+	if err := checkGivenNotEmpty(fs, "empty; leave the flag out for its default", "path"); err != nil {
 		return fail(stderr, "sweep", err)
 	}
 	spec, err := parseSweepFlags(&shape, &sf, *nFlag, *variantFlag, *chipFlag, *pathFlag, *routingFlag, *skewFlag)

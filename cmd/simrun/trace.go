@@ -104,10 +104,8 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "trace", fmt.Errorf("--sample = %g: %.0f DRAM samples over the window leave no room under --max-events = %d", *sample, n, *maxEvents))
 	}
 	pics := []picture{{"png", *pngFile}, {"svg", *svgFile}}
-	for _, f := range []struct{ name, val string }{{"out", *out}, {"png", *pngFile}, {"svg", *svgFile}} {
-		if set[f.name] && strings.TrimSpace(f.val) == "" {
-			return fail(stderr, "trace", fmt.Errorf("--%s %q: want a file name, or - for standard output", f.name, f.val))
-		}
+	if err := checkGivenNotEmpty(fs, "want a file name, or - for standard output", "out", "png", "svg"); err != nil {
+		return fail(stderr, "trace", err)
 	}
 	writeJSON := *out != "" && (set["out"] || *pngFile == "" && *svgFile == "")
 	toStdout := 0
