@@ -116,7 +116,7 @@ func (b *Builder) build(c Context) *isa.Program {
 		}
 		p.Prologue[sg], p.Body[sg], p.Epilogue[sg] = pro, body, epi
 	}
-	p.Skipped.HalfTiles = int64(b.skippedParts(parts, usedParts))
+	p.Skipped.HalfTiles = int64(b.skippedParts(parts, usedParts, c.Tokens))
 	return p
 }
 
@@ -125,7 +125,7 @@ func (b *Builder) build(c Context) *isa.Program {
 // out. The simdgroup path idles whole simdgroups, so a part counts only when
 // every simdgroup column overlapping it is idle: with one column (sg_cols = 1)
 // each simdgroup spans every part and nothing is skipped.
-func (b *Builder) skippedParts(parts, usedParts int) int {
+func (b *Builder) skippedParts(parts, usedParts, tokens int) int {
 	g := b.Kernel.Geometry
 	if b.Kernel.Path == Tensor {
 		return parts - usedParts
@@ -133,11 +133,20 @@ func (b *Builder) skippedParts(parts, usedParts int) int {
 	tokPer := g.NR1 / g.SGCols
 	n := 0
 	for part := usedParts; part < parts; part++ {
-		if first := part * g.NR1H / tokPer * tokPer; first >= usedParts*g.NR1H {
+		// the columns over a part are idle when the first of them is
+		if b.columnIdle(part*g.NR1H/tokPer, tokens) {
 			n++
 		}
 	}
 	return n
+}
+
+// columnIdle reports whether the half-skip idles simdgroup column cg of a
+// tile of that many tokens on the simdgroup path: the column's tokens all lie
+// past the routed ones, rounded up to a part of NR1H.
+func (b *Builder) columnIdle(cg, tokens int) bool {
+	g := b.Kernel.Geometry
+	return b.Kernel.HalfSkip && cg*(g.NR1/g.SGCols) >= roundUp(tokens, g.NR1H)
 }
 
 // staging returns the k-step's staging ops of simdgroup sg (barrier, B loads,
@@ -190,7 +199,7 @@ func (b *Builder) simdgroupCompute(p *isa.Program, sg int, c Context, pro, body,
 	rowsPer, tokPer := g.NR0/g.SGRows, g.NR1/g.SGCols
 	nA, nB := rowsPer/8, tokPer/8
 	chunks := g.NK / 8
-	if b.Kernel.HalfSkip && cg*tokPer >= roundUp(c.Tokens, g.NR1H) {
+	if b.columnIdle(cg, c.Tokens) {
 		p.Skipped.MMA8 += int64(nA * nB * chunks * c.Steps)
 		return pro, body, epi
 	}

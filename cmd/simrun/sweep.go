@@ -806,8 +806,8 @@ const sweepIDVersion = "simrun sweep 1"
 // list, the shape, --path, the engine, the draws and the base seed. It leaves
 // out --shard, --workers and --format: every shard of one sweep carries the
 // same id, the output is the same for any worker count, and merge checks the
-// format itself. Spellings of a chip that
-// load the same parameters (an alias, a chip file) give the same id.
+// format itself. Spellings of a chip that load the same parameters (an alias,
+// a chip file) give the same id.
 func sweepID(s *sweepSpec) (string, error) {
 	h := fnv.New64a()
 	// every item is a label and a length-prefixed value, so that no two
