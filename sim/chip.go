@@ -18,6 +18,7 @@ import (
 	"sync"
 
 	"github.com/metalsim/metalsim/isa"
+	"github.com/metalsim/metalsim/tile"
 )
 
 // Param is one chip number with where it came from: a source key of
@@ -314,10 +315,10 @@ func (c *Chip) rules() []paramRule {
 		{"sg_issue_interval_clk", &c.SGIssueInterval, 1, 64, false},
 		{"dispatch_interval_clk", &c.DispatchInterval, 1, 16, true},
 		{"max_threads_per_core", &c.MaxThreadsPerCore, 32, 65536, true},
-		{"max_threads_per_tg", &c.MaxThreadsPerTG, 32, 4096, true},
+		{"max_threads_per_tg", &c.MaxThreadsPerTG, 32, tile.MaxThreadsPerTG, true},
 		{"max_tgs_per_core", &c.MaxTGsPerCore, 1, 1024, true},
 		{"tg_memory_per_core_bytes", &c.TGMemoryPerCore, 1024, 1 << 22, true},
-		{"tg_memory_per_tg_bytes", &c.TGMemoryPerTG, 1024, 1 << 22, true},
+		{"tg_memory_per_tg_bytes", &c.TGMemoryPerTG, 1024, tile.MaxTGMemoryBytes, true},
 		{"register_file_bytes", &c.RegisterFile, 4096, 1 << 24, true},
 		{"occupancy_thread_granule", &c.ThreadGranule, 1, 1024, true},
 		{"tg_memory_bytes_per_clk", &c.TGMemBytesPerClk, 1, 4096, false},

@@ -31,13 +31,13 @@ type Occupancy struct {
 func OccupancyFor(c *Chip, threadsPerTG, regsPerThread, tgMemBytes int) (Occupancy, error) {
 	o := Occupancy{ThreadsPerTG: threadsPerTG, RegsPerThread: regsPerThread, TGMemoryBytes: tgMemBytes}
 	if threadsPerTG < 1 || threadsPerTG > int(c.MaxThreadsPerTG.Value) {
-		return o, fmt.Errorf("threads per threadgroup = %d: must be in [1, %d] on %s", threadsPerTG, int(c.MaxThreadsPerTG.Value), c.Name)
+		return o, fmt.Errorf("threads per threadgroup = %d: must be in [1, %d] on %s (its max_threads_per_tg; a what-if chip file may raise it)", threadsPerTG, int(c.MaxThreadsPerTG.Value), c.Name)
 	}
 	if regsPerThread < 1 || regsPerThread > 256 {
 		return o, fmt.Errorf("registers per thread = %d: must be in [1, 256]", regsPerThread)
 	}
 	if tgMemBytes < 0 || tgMemBytes > int(c.TGMemoryPerTG.Value) {
-		return o, fmt.Errorf("threadgroup memory = %d bytes: must be in [0, %d] on %s", tgMemBytes, int(c.TGMemoryPerTG.Value), c.Name)
+		return o, fmt.Errorf("threadgroup memory = %d bytes: must be in [0, %d] on %s (its tg_memory_per_tg_bytes; a what-if chip file may raise it)", tgMemBytes, int(c.TGMemoryPerTG.Value), c.Name)
 	}
 	g := int(c.ThreadGranule.Value)
 	o.ThreadsByRegs = int(c.RegisterFile.Value) / (4 * regsPerThread) / g * g

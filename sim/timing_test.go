@@ -488,3 +488,45 @@ func TestHalfTileShowsOnSimdgroupPath(t *testing.T) {
 		t.Errorf("idle simdgroup-cycles: halftile %.3g <= upstream %.3g", ht.IdleSGCycles, up.IdleSGCycles)
 	}
 }
+
+// TestWhatIfChipLimits: a threadgroup's limits are the chip's data, not the
+// tile's. A 128x128 tile stages 64 KiB of threadgroup memory, twice what Metal
+// allows: on the M1 Pro it is refused with an error naming the chip field, and
+// a what-if copy of the chip that raises the field runs it.
+func TestWhatIfChipLimits(t *testing.T) {
+	v := tile.Upstream()
+	v.Name = "tile128x128"
+	v.NR0, v.NR1 = 128, 128
+	k := tile.Kernel{Variant: v, Path: tile.Simdgroup}
+	chip := mustChip(t, "M1 Pro 16-core GPU")
+	_, err := sim.Simulate(smallProblem, k, chip, sim.Options{})
+	if err == nil || !strings.Contains(err.Error(), "threadgroup memory = 65536 bytes") || !strings.Contains(err.Error(), "tg_memory_per_tg_bytes") {
+		t.Fatalf("64 KiB tile on the M1 Pro: %v, want an error naming tg_memory_per_tg_bytes", err)
+	}
+	good, err := os.ReadFile(filepath.Join("chips", "m1-pro-16c.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(good), `"tg_memory_per_tg_bytes": {"value": 32768,`, `"tg_memory_per_tg_bytes": {"value": 65536,`, 1)
+	s = strings.Replace(s, `"tg_memory_per_core_bytes": {"value": 57344,`, `"tg_memory_per_core_bytes": {"value": 131072,`, 1)
+	whatIf, err := sim.ParseChip([]byte(s), "what-if.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := sim.Simulate(smallProblem, k, whatIf, sim.Options{})
+	if err != nil {
+		t.Fatalf("64 KiB tile on a chip allowing it: %v", err)
+	}
+	if r.Occupancy.TGMemoryBytes != 65536 || r.Occupancy.TGsPerCore < 1 || r.KernelUs <= 0 {
+		t.Errorf("occupancy %+v, %.1f µs: want the 64 KiB tile resident and timed", r.Occupancy, r.KernelUs)
+	}
+	// the thread limit likewise names its field
+	wide := tile.Upstream()
+	wide.Name = "wide"
+	wide.NSG, wide.SGRows, wide.SGCols = 64, 8, 8
+	wide.NR0, wide.NR1 = 128, 128
+	_, err = sim.Simulate(smallProblem, tile.Kernel{Variant: wide, Path: tile.Simdgroup}, chip, sim.Options{})
+	if err == nil || !strings.Contains(err.Error(), "threads per threadgroup = 2048") || !strings.Contains(err.Error(), "max_threads_per_tg") {
+		t.Errorf("2048-thread threadgroup on the M1 Pro: %v, want an error naming max_threads_per_tg", err)
+	}
+}

@@ -69,8 +69,9 @@ func TestParseVariantSpecErrors(t *testing.T) {
 		{`nr0 = "64"`, []string{"nr0", "incompatible types"}},
 		{`nr1h = 12`, []string{"nr1h = 12", "multiple of 8 that divides nr1 = 32"}},
 		{`nr1h = 24`, []string{"nr1h = 24", "divides nr1 = 32"}},
-		{"nr0 = 256\nnr1 = 64\nnk = 32", []string{"threadgroup memory 65536 bytes", "at most 32768"}},
-		{"simdgroups = 64\nsg_rows = 8\nsg_cols = 8", []string{"simdgroups = 64", "[32, 1024]"}},
+		// metalsim's own bounds (a chip's limits are checked with the chip)
+		{"nr0 = 2048\nnr1 = 1024\nnk = 32", []string{"threadgroup memory 8388608 bytes", "at most 4194304"}},
+		{"simdgroups = 256\nsg_rows = 16\nsg_cols = 16", []string{"simdgroups = 256", "[32, 4096]"}},
 		{"simdgroups = 3\npath = \"simdgroup\"", []string{"simdgroup grid 2x2", "sg_rows*sg_cols = simdgroups = 3"}},
 		{"path = \"tensor\"\nnr1 = 24\nnr1h = 8\nnr0 = 8", []string{"full-tile matmul2d 24x8", "multiples of 8 and one of them a multiple of 16"}},
 		{`path = "gpu"`, []string{`path = "gpu"`, "simdgroup or tensor"}},

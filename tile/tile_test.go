@@ -123,10 +123,17 @@ func TestVariantValidate(t *testing.T) {
 	if err := odd.Validate(Tensor); err != nil {
 		t.Errorf("24-token tile on the tensor path: %v", err)
 	}
+	// a 128x128 tile stages 64 KiB, twice what Metal allows: a chip's limit
+	// (sim.OccupancyFor), not a rule of the tile, so a what-if chip can run it
 	big := Upstream()
 	big.NR0, big.NR1 = 128, 128
-	if err := big.Validate(Simdgroup); err == nil || !strings.Contains(err.Error(), "threadgroup memory 65536") {
-		t.Errorf("128x128 tile: %v, want the threadgroup memory limit", err)
+	if err := big.Validate(Simdgroup); err != nil {
+		t.Errorf("128x128 tile: %v, want it valid (the chip decides)", err)
+	}
+	huge := Upstream()
+	huge.NR0, huge.NR1 = 2048, 1024
+	if err := huge.Validate(Simdgroup); err == nil || !strings.Contains(err.Error(), "threadgroup memory 8388608") {
+		t.Errorf("2048x1024 tile: %v, want metalsim's threadgroup memory bound", err)
 	}
 }
 

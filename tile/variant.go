@@ -140,12 +140,17 @@ func LookupVariant(name string) (Variant, error) {
 	return Variant{}, fmt.Errorf("unknown variant %q (built-in: %s)", name, strings.Join(names, ", "))
 }
 
-// Hardware limits every variant must respect (apple-gpu.md §2.1).
+// The largest threadgroup metalsim builds programs for. These are not a GPU's
+// limits: those are chip data (max_threads_per_tg and tg_memory_per_tg_bytes
+// of a chip file; Metal allows 1024 threads and 32 KiB on every Apple GPU,
+// apple-gpu.md §2.1), checked where a chip is known (sim.OccupancyFor), so a
+// what-if chip file may raise them, up to these bounds, which its parser
+// shares.
 const (
-	MaxThreadsPerTG  = 1024
-	MaxTGMemoryBytes = 32768
+	MaxThreadsPerTG  = 4096
+	MaxTGMemoryBytes = 1 << 22
 	// MaxTileExtent bounds every geometry number before the rules multiply
-	// them (32 KB of threadgroup memory allows far less anyway).
+	// them (MaxTGMemoryBytes allows far less anyway).
 	MaxTileExtent = 1 << 16
 )
 
@@ -179,7 +184,7 @@ func (v Variant) Validate(path Path) error {
 		return errors.Join(errs...)
 	}
 	if g.NSG < 1 || 32*g.NSG > MaxThreadsPerTG {
-		bad("simdgroups = %d: threads 32*simdgroups must be in [32, %d]", g.NSG, MaxThreadsPerTG)
+		bad("simdgroups = %d: threads 32*simdgroups must be in [32, %d] (metalsim's bound; a chip's own limit is checked where the chip is known)", g.NSG, MaxThreadsPerTG)
 	}
 	if g.NR0 < 8 || g.NR0%8 != 0 {
 		bad("nr0 = %d: must be a positive multiple of 8 (8x8 fragments)", g.NR0)
@@ -194,7 +199,7 @@ func (v Variant) Validate(path Path) error {
 		bad("nr1h = %d: must be a multiple of 8 that divides nr1 = %d", g.NR1H, g.NR1)
 	}
 	if b := g.TGMemoryBytes(); b > MaxTGMemoryBytes {
-		bad("threadgroup memory %d bytes (tiles or staging): must be at most %d", b, MaxTGMemoryBytes)
+		bad("threadgroup memory %d bytes (tiles or staging): must be at most %d (metalsim's bound; a chip's own limit is checked where the chip is known)", b, MaxTGMemoryBytes)
 	}
 	if path == Simdgroup {
 		if g.SGRows < 1 || g.SGCols < 1 || g.SGRows*g.SGCols != g.NSG {

@@ -220,3 +220,21 @@ func TestOccupancyCommand(t *testing.T) {
 		t.Errorf("100 threads: exit %d %s\n%s", code, errb, out)
 	}
 }
+
+// TestWhatIfChipExample: the tutorial's what-if (docs/tutorial.md §6.5). The
+// 64 KiB tile of docs/variants is refused on the M1 Pro with the chip field that
+// limits it, and times on the what-if chip file of docs/chips, limited by
+// registers at one threadgroup per core.
+func TestWhatIfChipExample(t *testing.T) {
+	spec := filepath.Join("..", "..", "docs", "variants", "tile128x128.toml")
+	chip := filepath.Join("..", "..", "docs", "chips", "m1-pro-16c-64k.json")
+	small := []string{"--experts", "16", "--used", "4", "--m", "256", "--k", "512", "--n", "256", "--draws", "1"}
+	code, _, errb := simrun(append([]string{"simulate", "--variant", spec}, small...)...)
+	if code != exitBadUsed || !strings.Contains(errb, "threadgroup memory = 65536 bytes: must be in [0, 32768] on M1 Pro 16-core GPU (its tg_memory_per_tg_bytes") {
+		t.Errorf("on the M1 Pro: exit %d, %s; want the chip's limit named", code, errb)
+	}
+	code, out, errb := simrun(append([]string{"simulate", "--variant", spec, "--chip-file", chip}, small...)...)
+	if code != exitOK || !strings.Contains(out, "64 KiB threadgroups (what-if)") || !strings.Contains(out, "1 threadgroups = 8 simdgroups per core, limited by registers") {
+		t.Errorf("on the what-if chip: exit %d, %s\n%s", code, errb, out)
+	}
+}
