@@ -141,8 +141,10 @@ func expandLoadB(p *Program, sg int, op Op, out []Inst) []Inst {
 		Bytes: uint32(lanes * w), Unique: uint32(pieces * w)})
 }
 
-func loadBRegs(p *Program, _ Op) Footprint {
-	return Footprint{Regs: bWidth(&p.Tiling) / 4, Key: 2}
+// loadBRegs: a simdgroup issues all its B passes' loads before it stores any
+// (tile.Builder.staging), so each pass holds its own registers.
+func loadBRegs(p *Program, op Op) Footprint {
+	return Footprint{Regs: bWidth(&p.Tiling) / 4, Key: 1<<20 + int(op.N)} // a key no other op uses
 }
 
 func expandConvertB(p *Program, sg int, op Op, out []Inst) []Inst {
@@ -216,12 +218,12 @@ func expandMatmul2D(p *Program, sg int, op Op, out []Inst) []Inst {
 	for c := 0; c < kc; c++ {
 		// a 16x16 half fragment is 512 bytes: two 8-byte gathers per lane
 		// (tensor loads are per-lane gathers of 2 words, apple-gpu.md §4).
-		out = append(out, Inst{Class: ClassTGLoad, Count: uint16(2 * (left + right)), ILP: uint8(2 * (left + right)), Bytes: 256})
+		out = append(out, Inst{Class: ClassTGLoad, Count: uint16(2 * (left + right)), ILP: u8(2 * (left + right)), Bytes: 256})
 		w := WaitTG
 		if c > 0 {
 			w |= WaitALU // accumulates into the tiles of the previous chunk
 		}
-		out = append(out, Inst{Class: ClassMMA16, Count: uint16(tiles), ILP: uint8(tiles), Wait: w})
+		out = append(out, Inst{Class: ClassMMA16, Count: uint16(tiles), ILP: u8(tiles), Wait: w})
 	}
 	return out
 }
@@ -241,7 +243,7 @@ func expandStoreCoop(p *Program, sg int, op Op, out []Inst) []Inst {
 		return out
 	}
 	// a 16x16 float tile is 1 KiB: 32 bytes per lane, two 16-byte stores.
-	return append(out, Inst{Class: ClassTGStore, Count: uint16(2 * tiles), ILP: uint8(2 * tiles), Wait: WaitALU, Bytes: 512})
+	return append(out, Inst{Class: ClassTGStore, Count: uint16(2 * tiles), ILP: u8(2 * tiles), Wait: WaitALU, Bytes: 512})
 }
 
 func expandScatter(p *Program, _ int, _ Op, out []Inst) []Inst {
@@ -260,13 +262,13 @@ func expandScatter(p *Program, _ int, _ Op, out []Inst) []Inst {
 		Inst{Class: ClassInt, Count: 4, ILP: 2, Wait: WaitDevice})
 	for _, ps := range passes {
 		if ps.n > 0 {
-			out = append(out, Inst{Class: ClassTGLoad, Count: uint16(ps.n), ILP: uint8(ps.n), Wait: WaitALU, Bytes: uint32(ps.lanes * ps.bytes)})
+			out = append(out, Inst{Class: ClassTGLoad, Count: uint16(ps.n), ILP: u8(ps.n), Wait: WaitALU, Bytes: uint32(ps.lanes * ps.bytes)})
 		}
 	}
 	for _, ps := range passes {
 		if ps.n > 0 {
 			b := uint32(ps.lanes * ps.bytes)
-			out = append(out, Inst{Class: ClassDevStore, Count: uint16(ps.n), ILP: uint8(ps.n), Wait: WaitTG, Stream: StreamOutput,
+			out = append(out, Inst{Class: ClassDevStore, Count: uint16(ps.n), ILP: u8(ps.n), Wait: WaitTG, Stream: StreamOutput,
 				Bytes: b, Unique: uint32(ps.n) * b})
 		}
 	}

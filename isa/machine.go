@@ -40,7 +40,7 @@ type sgState struct {
 	frag  [][64]float32
 	acc   [][64]float32
 	laneA [32][16]float32
-	laneB [32][8]float32
+	laneB [][32][8]float32 // one per B pass: a simdgroup loads all its passes before it stores any
 }
 
 // NewMachine allocates the state a program needs.
@@ -55,7 +55,7 @@ func NewMachine(p *Program) (*Machine, error) {
 		sgs:   make([]sgState, p.NSG),
 		dec:   dequant.Decoder(p.Tiling.TypeA, p.Tiling.Strategy),
 	}
-	nfrag, nacc := 0, 0
+	nfrag, nacc, nbpass := 0, 0, 0
 	for s := SecPrologue; s < NumSections; s++ {
 		for sg := 0; sg < p.NSG; sg++ {
 			for _, op := range p.Ops(s, sg) {
@@ -67,6 +67,8 @@ func NewMachine(p *Program) (*Machine, error) {
 					nfrag = max(nfrag, int(op.B)+1, int(op.C)+1)
 				case OpZeroAcc, OpStoreAcc:
 					nacc = max(nacc, int(op.A)+1)
+				case OpLoadB, OpConvertB, OpStoreB:
+					nbpass = max(nbpass, int(op.N)+1)
 				}
 			}
 		}
@@ -74,6 +76,7 @@ func NewMachine(p *Program) (*Machine, error) {
 	for i := range m.sgs {
 		m.sgs[i].frag = make([][64]float32, nfrag)
 		m.sgs[i].acc = make([][64]float32, nacc)
+		m.sgs[i].laneB = make([][32][8]float32, nbpass)
 	}
 	m.coop = make([][]float32, len(p.Matmuls))
 	for i, mm := range p.Matmuls {
@@ -244,7 +247,7 @@ func execLoadB(m *Machine, sg int, op Op) {
 		if !ok {
 			continue
 		}
-		m.Mem.Activations(min(row, tl.Tokens-1), m.Step*tl.NK+8*kc, &st.laneB[lane])
+		m.Mem.Activations(min(row, tl.Tokens-1), m.Step*tl.NK+8*kc, &st.laneB[op.N][lane])
 	}
 }
 
@@ -254,8 +257,9 @@ func execConvertB(m *Machine, sg int, op Op) {
 		if _, _, ok := m.bActive(sg, lane, int(op.N)); !ok {
 			continue
 		}
-		for i, v := range &st.laneB[lane] {
-			st.laneB[lane][i] = dequant.RoundHalf(v)
+		b := &st.laneB[op.N][lane]
+		for i, v := range b {
+			b[i] = dequant.RoundHalf(v)
 		}
 	}
 }
@@ -268,7 +272,7 @@ func execStoreB(m *Machine, sg int, op Op) {
 		if !ok {
 			continue
 		}
-		for i, v := range &st.laneB[lane] {
+		for i, v := range &st.laneB[op.N][lane] {
 			m.TG[tl.bPos(row, 8*kc+i)] = v
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/metalsim/metalsim/isa"
+	"github.com/metalsim/metalsim/tile"
 )
 
 // The core model: one GPU core at simdgroup-instruction level, in whole cycles.
@@ -249,6 +250,11 @@ const (
 	sgBarrier
 	sgDone
 )
+
+// sgRun.sg, a simdgroup's index in its threadgroup, is an int8: the largest
+// threadgroup tile builds has 128 simdgroups (the constant below fails to
+// compile if that grows).
+const _ uint8 = 128 - tile.MaxThreadsPerTG/32
 
 type sgRun struct {
 	tg       int32

@@ -161,3 +161,47 @@ func TestEmulateCounters(t *testing.T) {
 		t.Errorf("byte codebook loads = %d with word reads", c.Work.CodebookLoads[1])
 	}
 }
+
+// TestEmulateSeveralBPasses: tiles whose B tile has more 8-activation items
+// than the threadgroup has threads, so each simdgroup stages B in several
+// passes, all loaded before any is stored (tile.Builder.staging). Each pass
+// keeps its own registers, in the emulator and in the register count.
+func TestEmulateSeveralBPasses(t *testing.T) {
+	p := tile.Problem{Experts: 4, Used: 2, M: 256, K: 256, Tokens: 128, TypeA: dequant.Q4_0}
+	ts := randomTensors(p, 5)
+	ref := golden.Reference(p, ts)
+	wide := tile.Upstream() // 64 x 64: 512 B items, 128 threads: 4 passes
+	wide.Name, wide.NR1, wide.NR1H, wide.BExtents = "64x64", 64, 32, tile.ExtentsFixed
+	one := tile.Upstream() // one simdgroup: 128 B items, 32 threads: 4 passes (and 4 A passes)
+	one.Name, one.NSG, one.SGRows, one.SGCols = "1sg", 1, 1, 1
+	big, _, err := tile.LoadVariant("../docs/variants/tile128x128.toml") // 2048 items, 256 threads: 8 passes
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []tile.Variant{wide, one, big} {
+		for _, path := range []tile.Path{tile.Simdgroup, tile.Tensor} {
+			if v.Validate(path) != nil {
+				continue
+			}
+			k := tile.Kernel{Variant: v, Path: path}
+			res, err := sim.Emulate(p, k, ts, 0)
+			if err != nil {
+				t.Fatalf("%s/%s: %v", v.Name, path, err)
+			}
+			if r := maxRatio(p, res.Dst, ref); r > 1 {
+				t.Errorf("%s/%s: error %.3g x tolerance, want <= 1", v.Name, path, r)
+			}
+		}
+	}
+	// one simdgroup holds its 4 passes' 8 activations (8 registers each, f32)
+	// next to the A decode's 16 outputs and temporaries
+	bl, err := tile.NewBuilder(p, tile.Kernel{Variant: one, Path: tile.Simdgroup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := bl.Program(tile.Context{Rows: 64, Tokens: 32, Steps: 8}).Registers()
+	want := 16 + dequant.ChunkCost(dequant.Q4_0, dequant.ByteReads).Temps + 4*8
+	if r.Transient < want {
+		t.Errorf("one simdgroup, 4 B passes: %d transient registers, want at least %d", r.Transient, want)
+	}
+}

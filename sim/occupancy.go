@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -30,14 +31,19 @@ type Occupancy struct {
 // apple-gpu.md 2.2; for M3+ dynamic caching it is the measured floor).
 func OccupancyFor(c *Chip, threadsPerTG, regsPerThread, tgMemBytes int) (Occupancy, error) {
 	o := Occupancy{ThreadsPerTG: threadsPerTG, RegsPerThread: regsPerThread, TGMemoryBytes: tgMemBytes}
+	// every input out of range at once: a what-if tile can break several
+	var errs []error
 	if threadsPerTG < 1 || threadsPerTG > int(c.MaxThreadsPerTG.Value) {
-		return o, fmt.Errorf("threads per threadgroup = %d: must be in [1, %d] on %s (its max_threads_per_tg; a what-if chip file may raise it)", threadsPerTG, int(c.MaxThreadsPerTG.Value), c.Name)
+		errs = append(errs, fmt.Errorf("threads per threadgroup = %d: must be in [1, %d] on %s (its max_threads_per_tg; a what-if chip file may raise it)", threadsPerTG, int(c.MaxThreadsPerTG.Value), c.Name))
 	}
-	if regsPerThread < 1 || regsPerThread > 256 {
-		return o, fmt.Errorf("registers per thread = %d: must be in [1, 256]", regsPerThread)
+	if regsPerThread < 1 || regsPerThread > maxRegsPerThread {
+		errs = append(errs, fmt.Errorf("registers per thread = %d: must be in [1, %d] (metalsim's bound; an 8x8 accumulator fragment takes 2)", regsPerThread, maxRegsPerThread))
 	}
 	if tgMemBytes < 0 || tgMemBytes > int(c.TGMemoryPerTG.Value) {
-		return o, fmt.Errorf("threadgroup memory = %d bytes: must be in [0, %d] on %s (its tg_memory_per_tg_bytes; a what-if chip file may raise it)", tgMemBytes, int(c.TGMemoryPerTG.Value), c.Name)
+		errs = append(errs, fmt.Errorf("threadgroup memory = %d bytes: must be in [0, %d] on %s (its tg_memory_per_tg_bytes; a what-if chip file may raise it)", tgMemBytes, int(c.TGMemoryPerTG.Value), c.Name))
+	}
+	if len(errs) > 0 {
+		return o, errors.Join(errs...)
 	}
 	g := int(c.ThreadGranule.Value)
 	o.ThreadsByRegs = int(c.RegisterFile.Value) / (4 * regsPerThread) / g * g
@@ -70,6 +76,11 @@ func OccupancyFor(c *Chip, threadsPerTG, regsPerThread, tgMemBytes int) (Occupan
 	o.SGsPerCore = o.TGsPerCore * ((threadsPerTG + 31) / 32)
 	return o, nil
 }
+
+// maxRegsPerThread bounds the registers per thread OccupancyFor accepts: twice
+// the largest count of the register table (apple-gpu.md §2.2, 128), so a what-if
+// tile can still be shown how its registers limit it.
+const maxRegsPerThread = 256
 
 // KernelShape is what a kernel asks of a core: threads per threadgroup, the
 // registers per thread its programs need, and its threadgroup memory.

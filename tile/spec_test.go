@@ -72,6 +72,7 @@ func TestParseVariantSpecErrors(t *testing.T) {
 		// metalsim's own bounds (a chip's limits are checked with the chip)
 		{"nr0 = 2048\nnr1 = 1024\nnk = 32", []string{"threadgroup memory 8388608 bytes", "at most 4194304"}},
 		{"simdgroups = 256\nsg_rows = 16\nsg_cols = 16", []string{"simdgroups = 256", "[32, 4096]"}},
+		{"path = \"simdgroup\"\nnr0 = 2048\nnr1 = 8\nnr1h = 8\nsimdgroups = 1\nsg_rows = 1\nsg_cols = 1", []string{"each simdgroup holds 256x1 accumulator fragments (256) and 257 operand fragments: at most 256"}},
 		{"simdgroups = 3\npath = \"simdgroup\"", []string{"simdgroup grid 2x2", "sg_rows*sg_cols = simdgroups = 3"}},
 		{"path = \"tensor\"\nnr1 = 24\nnr1h = 8\nnr0 = 8", []string{"full-tile matmul2d 24x8", "multiples of 8 and one of them a multiple of 16"}},
 		{`path = "gpu"`, []string{`path = "gpu"`, "simdgroup or tensor"}},

@@ -150,8 +150,11 @@ const (
 	MaxThreadsPerTG  = 4096
 	MaxTGMemoryBytes = 1 << 22
 	// MaxTileExtent bounds every geometry number before the rules multiply
-	// them (MaxTGMemoryBytes allows far less anyway).
+	// them.
 	MaxTileExtent = 1 << 16
+	// maxFragments bounds a simdgroup's 8x8 accumulator and operand
+	// fragments on the simdgroup path (8-bit indices in isa.Op).
+	maxFragments = 256
 )
 
 // TGMemoryBytes returns the threadgroup memory the kernel declares: the A and B
@@ -210,6 +213,14 @@ func (v Variant) Validate(path Path) error {
 			}
 			if g.NR1%(8*g.SGCols) != 0 {
 				bad("nr1 = %d: must be a multiple of 8*sg_cols = %d", g.NR1, 8*g.SGCols)
+			}
+			// a simdgroup's fragments are numbered in 8 bits (isa.Op); a
+			// thread holds at most 256 registers, 2 per accumulator fragment,
+			// so no chip could launch more anyway
+			nA, nB := g.NR0/g.SGRows/8, g.NR1/g.SGCols/8
+			if nA*nB > maxFragments || nA+nB > maxFragments {
+				bad("simdgroup grid %dx%d: each simdgroup holds %dx%d accumulator fragments (%d) and %d operand fragments: at most %d of each",
+					g.SGRows, g.SGCols, nA, nB, nA*nB, nA+nB, maxFragments)
 			}
 		}
 		if v.DualDescriptor {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/metalsim/metalsim/golden"
@@ -85,12 +86,40 @@ func runEmulate(args []string, stdout, stderr io.Writer) int {
 	if why := k.WrongB(k.Path); why != "" {
 		fmt.Fprintf(stdout, "note: %s\n", why)
 	}
+	if why := beyondEveryChip(k); why != "" {
+		fmt.Fprintf(stdout, "note: %s\n", why)
+	}
 	if outsideBound(worst) {
 		// emulate is a correctness check: values outside the bound fail it
 		fmt.Fprintf(stderr, "simrun emulate: FAIL: dst is %.3g x the float32 accumulation bound away from the reference\n", worst)
 		return exitFailed
 	}
 	return exitOK
+}
+
+// beyondEveryChip says why no embedded chip could launch the kernel (emulate
+// has no chip: the limits are checked where a chip is given), or "".
+func beyondEveryChip(k tile.Kernel) string {
+	chips, err := sim.Chips()
+	if err != nil {
+		return ""
+	}
+	maxThreads, maxMem := 0, 0
+	for _, c := range chips {
+		maxThreads = max(maxThreads, int(c.MaxThreadsPerTG.Value))
+		maxMem = max(maxMem, int(c.TGMemoryPerTG.Value))
+	}
+	var over []string
+	if t := 32 * k.NSG; t > maxThreads {
+		over = append(over, fmt.Sprintf("%d threads (max_threads_per_tg is at most %d)", t, maxThreads))
+	}
+	if b := k.TGMemoryBytes(); b > maxMem {
+		over = append(over, fmt.Sprintf("%d bytes of threadgroup memory (tg_memory_per_tg_bytes is at most %d)", b, maxMem))
+	}
+	if len(over) == 0 {
+		return ""
+	}
+	return "the kernel needs " + strings.Join(over, " and ") + ", more than any embedded chip allows: the values are computed, but only a what-if chip file (docs/tutorial.md §6.5) can run it"
 }
 
 // maxEmulateBytes bounds the memory emulate holds: every operand, the output

@@ -223,8 +223,8 @@ func TestOccupancyCommand(t *testing.T) {
 
 // TestWhatIfChipExample: the tutorial's what-if (docs/tutorial.md §6.5). The
 // 64 KiB tile of docs/variants is refused on the M1 Pro with the chip field that
-// limits it, and times on the what-if chip file of docs/chips, limited by
-// registers at one threadgroup per core.
+// limits it, times on the what-if chip file of docs/chips, limited by
+// registers at one threadgroup per core, and emulates right with a note.
 func TestWhatIfChipExample(t *testing.T) {
 	spec := filepath.Join("..", "..", "docs", "variants", "tile128x128.toml")
 	chip := filepath.Join("..", "..", "docs", "chips", "m1-pro-16c-64k.json")
@@ -236,5 +236,14 @@ func TestWhatIfChipExample(t *testing.T) {
 	code, out, errb := simrun(append([]string{"simulate", "--variant", spec, "--chip-file", chip}, small...)...)
 	if code != exitOK || !strings.Contains(out, "64 KiB threadgroups (what-if)") || !strings.Contains(out, "1 threadgroups = 8 simdgroups per core, limited by registers") {
 		t.Errorf("on the what-if chip: exit %d, %s\n%s", code, errb, out)
+	}
+	// emulate has no chip: it computes the values (right: several B passes)
+	// and says that no embedded chip launches the kernel
+	code, out, errb = simrun(append([]string{"emulate", "--variant", spec}, small[:len(small)-2]...)...) // no --draws
+	if code != exitOK || !strings.Contains(out, "note: the kernel needs 65536 bytes of threadgroup memory (tg_memory_per_tg_bytes is at most 32768)") {
+		t.Errorf("emulate: exit %d, %s\n%s", code, errb, out)
+	}
+	if code, out, _ = simrun(append([]string{"emulate"}, small[:len(small)-2]...)...); code != exitOK || strings.Contains(out, "more than any embedded chip allows") {
+		t.Errorf("emulate upstream: exit %d, a limits note where none belongs:\n%s", code, out)
 	}
 }
