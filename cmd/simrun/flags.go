@@ -139,7 +139,7 @@ type chipFlags struct {
 }
 
 func (f *chipFlags) register(fs *flag.FlagSet, def string) {
-	f.registerUsage(fs, def, "chip name or alias (simrun chips lists them)", "load the chip from this chip file instead of --chip")
+	f.registerUsage(fs, def, "chip name or alias (simrun chips lists them), or a chip .json file", "load the chip from this chip file instead of --chip")
 }
 
 // registerUsage registers --chip and --chip-file with the given help texts.
@@ -173,6 +173,14 @@ func (f *chipFlags) chip() (*sim.Chip, error) {
 	}
 	if f.name == "" {
 		return nil, nil
+	}
+	if strings.HasSuffix(strings.ToLower(f.name), ".json") {
+		// a chip file, as the commands taking a list of chips accept
+		c, err := sim.LoadChipFile(f.name)
+		if err != nil {
+			return nil, fmt.Errorf("--chip: %w", err)
+		}
+		return c, nil
 	}
 	c, err := sim.LookupChip(f.name)
 	if err != nil {

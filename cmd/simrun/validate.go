@@ -104,7 +104,7 @@ type measureFlags struct {
 
 func (f *measureFlags) register(fs *flag.FlagSet) {
 	f.chip.registerUsage(fs, "",
-		"chip of every row, a name or alias (simrun chips); default: the chip each row names (a log's \"Apple M1 Pro\" maps to the common core count)",
+		"chip of every row, a name or alias (simrun chips) or a chip .json file; default: the chip each row names (a log's \"Apple M1 Pro\" maps to the common core count)",
 		"load the chip of every row from this chip file")
 	fs.StringVar(&f.variant, "variant", "", "built-in kernel variant of rows that name none (logs); default upstream")
 }

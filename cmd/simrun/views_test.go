@@ -233,7 +233,7 @@ func TestWhatIfChipExample(t *testing.T) {
 	if code != exitBadUsed || !strings.Contains(errb, "threadgroup memory = 65536 bytes: must be in [0, 32768] on M1 Pro 16-core GPU (its tg_memory_per_tg_bytes") {
 		t.Errorf("on the M1 Pro: exit %d, %s; want the chip's limit named", code, errb)
 	}
-	code, out, errb := simrun(append([]string{"simulate", "--variant", spec, "--chip-file", chip}, small...)...)
+	code, out, errb := simrun(append([]string{"simulate", "--variant", spec, "--chip", chip}, small...)...) // --chip takes a file too
 	if code != exitOK || !strings.Contains(out, "64 KiB threadgroups (what-if)") || !strings.Contains(out, "1 threadgroups = 8 simdgroups per core, limited by registers") {
 		t.Errorf("on the what-if chip: exit %d, %s\n%s", code, errb, out)
 	}
