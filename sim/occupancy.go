@@ -37,7 +37,7 @@ func OccupancyFor(c *Chip, threadsPerTG, regsPerThread, tgMemBytes int) (Occupan
 		errs = append(errs, fmt.Errorf("threads per threadgroup = %d: must be in [1, %d] on %s (its max_threads_per_tg; a what-if chip file may raise it)", threadsPerTG, int(c.MaxThreadsPerTG.Value), c.Name))
 	}
 	if regsPerThread < 1 || regsPerThread > maxRegsPerThread {
-		errs = append(errs, fmt.Errorf("registers per thread = %d: must be in [1, %d] (metalsim's bound; an 8x8 accumulator fragment takes 2)", regsPerThread, maxRegsPerThread))
+		errs = append(errs, fmt.Errorf("registers per thread = %d: must be in [1, %d] (metalsim's bound; simrun occupancy shows where they go)", regsPerThread, maxRegsPerThread))
 	}
 	if tgMemBytes < 0 || tgMemBytes > int(c.TGMemoryPerTG.Value) {
 		errs = append(errs, fmt.Errorf("threadgroup memory = %d bytes: must be in [0, %d] on %s (its tg_memory_per_tg_bytes; a what-if chip file may raise it)", tgMemBytes, int(c.TGMemoryPerTG.Value), c.Name))
