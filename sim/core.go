@@ -477,7 +477,7 @@ func (c *coreSim) run(limit int64) {
 			}
 		}
 		if q.occ == 0 {
-			q.advance(t) // the far heap's first entries enter the empty ring
+			q.advance(t) // the first far entries enter the empty ring
 		}
 		i := q.take(t)
 		q.advance(t)
@@ -534,7 +534,7 @@ func (c *coreSim) sharedNext(t int64) bool {
 	q := &c.q
 	i := q.head[t&calMask]
 	if q.occ == 0 {
-		i = q.far[0].i // the earliest of the far heap leads the ring once it enters
+		i = q.farFirst() // it leads the ring once it enters
 	}
 	return c.usesDRAM(&c.sgs[i])
 }
