@@ -160,7 +160,12 @@ type Simulator struct {
 	builders map[builderKey]*tile.Builder
 	others   map[any]any // builders of the other kernels (matmul.go), by kernel key
 	keeper   *coreKeeper // coarse measurements' core models, for all kernels' caches
+	progress *Progress   // threadgroups dispatched, or nil
 }
+
+// SetProgress makes the simulator's later dispatches count their threadgroups
+// in p (nil: no counting). Set it before runs start.
+func (s *Simulator) SetProgress(p *Progress) { s.progress = p }
 
 type shareKey struct {
 	chip   *Chip
@@ -300,6 +305,9 @@ func (s *Simulator) RunGrid(g *Grid, chip *Chip, engine Engine) (*GridResult, er
 	res := &GridResult{Occupancy: sh.occ, Registers: sh.regs}
 	cores := int(chip.Cores.Value)
 	src := newGridSource(g, sh)
+	src.progress = s.progress
+	s.progress.begin(src.len())
+	defer s.progress.end(src.len())
 	var busy []float64
 	switch engine {
 	case Detailed:
@@ -599,6 +607,7 @@ type gridSource struct {
 	shapeSigs []string // loop-body signatures of g.Shape, computed on demand
 	last      tgKey    // the key class looked up last, and its id
 	lastID    int
+	progress  *Progress // counts the dispatched threadgroups, or nil
 }
 
 // tgKey is what tells a grid's threadgroups apart for timing: the program and
@@ -617,11 +626,13 @@ func newGridSource(g *Grid, sh *shared) *gridSource {
 func (g *gridSource) len() int { return g.g.Launched }
 
 func (g *gridSource) context(i int) (*isa.Program, bool, *progMem) {
+	g.progress.dispatched(i)
 	prog, repeat := g.g.TG(i)
 	return prog, repeat, g.mem(prog)
 }
 
 func (g *gridSource) class(i int) int {
+	g.progress.dispatched(i)
 	prog, rep := g.g.TG(i)
 	k := tgKey{prog, rep}
 	if k == g.last {

@@ -530,3 +530,37 @@ func TestWhatIfChipLimits(t *testing.T) {
 		t.Errorf("2048-thread threadgroup on the M1 Pro: %v, want an error naming max_threads_per_tg", err)
 	}
 }
+
+// TestProgressCountsEveryThreadgroup: a simulator given a Progress counts every
+// threadgroup of every draw (and map0's one) on both engines, and the result
+// is the same as without it.
+func TestProgressCountsEveryThreadgroup(t *testing.T) {
+	chip := mustChip(t, "M1 Pro 16-core GPU")
+	k := tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}
+	p := smallProblem
+	p.Tokens = 5000 // 157 token tiles x 4 row tiles x 32 experts = 20096: a full progress step and a remainder per draw
+	for _, e := range []sim.Engine{sim.Fast, sim.Detailed} {
+		if e == sim.Detailed && testing.Short() {
+			continue
+		}
+		opt := sim.Options{Engine: e, Draws: 2}
+		plain, err := sim.NewSimulator().Run(p, k, chip, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := sim.NewSimulator()
+		var pr sim.Progress
+		s.SetProgress(&pr)
+		r, err := s.Run(p, k, chip, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done, total := pr.Counts()
+		if want := 2*r.Counters.Launched + 1; done != want || total != want {
+			t.Errorf("%v: progress %d of %d, want %d of %d (2 draws of %d threadgroups and map0's one)", e, done, total, want, want, r.Counters.Launched)
+		}
+		if r.KernelUs != plain.KernelUs || r.IdleSGCycles != plain.IdleSGCycles {
+			t.Errorf("%v: %.6g µs with a Progress, %.6g without", e, r.KernelUs, plain.KernelUs)
+		}
+	}
+}

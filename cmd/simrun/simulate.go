@@ -42,7 +42,10 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	if err := sim.CheckMap0(p, chip, "--experts", "--used"); err != nil {
 		return fail(stderr, "simulate", err)
 	}
-	r, err := sim.Simulate(p, k, chip, opt)
+	sm := sim.NewSimulator()
+	stop := startProgress(stderr, sm) // a line on a terminal while a long run lasts
+	r, err := sm.Run(p, k, chip, opt)
+	stop()
 	if err != nil {
 		return fail(stderr, "simulate", flagError(err)) // the plan checks k against the tile
 	}
