@@ -180,8 +180,8 @@ func TestEmulateSeveralBPasses(t *testing.T) {
 	}
 	for _, v := range []tile.Variant{wide, one, big} {
 		for _, path := range []tile.Path{tile.Simdgroup, tile.Tensor} {
-			if v.Validate(path) != nil {
-				continue
+			if err := v.Validate(path); err != nil {
+				t.Fatalf("%s/%s: %v", v.Name, path, err) // every case must run
 			}
 			k := tile.Kernel{Variant: v, Path: path}
 			res, err := sim.Emulate(p, k, ts, 0)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/metalsim/metalsim/isa"
 	"github.com/metalsim/metalsim/tile"
@@ -32,18 +33,18 @@ type Occupancy struct {
 func OccupancyFor(c *Chip, threadsPerTG, regsPerThread, tgMemBytes int) (Occupancy, error) {
 	o := Occupancy{ThreadsPerTG: threadsPerTG, RegsPerThread: regsPerThread, TGMemoryBytes: tgMemBytes}
 	// every input out of range at once: a what-if tile can break several
-	var errs []error
+	var errs []string
 	if threadsPerTG < 1 || threadsPerTG > int(c.MaxThreadsPerTG.Value) {
-		errs = append(errs, fmt.Errorf("threads per threadgroup = %d: must be in [1, %d] on %s (its max_threads_per_tg; a what-if chip file may raise it)", threadsPerTG, int(c.MaxThreadsPerTG.Value), c.Name))
+		errs = append(errs, fmt.Sprintf("threads per threadgroup = %d: must be in [1, %d] on %s (its max_threads_per_tg; a what-if chip file may raise it)", threadsPerTG, int(c.MaxThreadsPerTG.Value), c.Name))
 	}
-	if regsPerThread < 1 || regsPerThread > maxRegsPerThread {
-		errs = append(errs, fmt.Errorf("registers per thread = %d: must be in [1, %d] (metalsim's bound; simrun occupancy shows where they go)", regsPerThread, maxRegsPerThread))
+	if regsPerThread < 1 || regsPerThread > MaxRegsPerThread {
+		errs = append(errs, fmt.Sprintf("registers per thread = %d: must be in [1, %d] (metalsim's bound; simrun occupancy shows where they go)", regsPerThread, MaxRegsPerThread))
 	}
 	if tgMemBytes < 0 || tgMemBytes > int(c.TGMemoryPerTG.Value) {
-		errs = append(errs, fmt.Errorf("threadgroup memory = %d bytes: must be in [0, %d] on %s (its tg_memory_per_tg_bytes; a what-if chip file may raise it)", tgMemBytes, int(c.TGMemoryPerTG.Value), c.Name))
+		errs = append(errs, fmt.Sprintf("threadgroup memory = %d bytes: must be in [0, %d] on %s (its tg_memory_per_tg_bytes; a what-if chip file may raise it)", tgMemBytes, int(c.TGMemoryPerTG.Value), c.Name))
 	}
 	if len(errs) > 0 {
-		return o, errors.Join(errs...)
+		return o, errors.New(strings.Join(errs, "; ")) // one line: tables and CSV cells hold it
 	}
 	g := int(c.ThreadGranule.Value)
 	o.ThreadsByRegs = int(c.RegisterFile.Value) / (4 * regsPerThread) / g * g
@@ -77,10 +78,10 @@ func OccupancyFor(c *Chip, threadsPerTG, regsPerThread, tgMemBytes int) (Occupan
 	return o, nil
 }
 
-// maxRegsPerThread bounds the registers per thread OccupancyFor accepts: twice
+// MaxRegsPerThread bounds the registers per thread OccupancyFor accepts: twice
 // the largest count of the register table (apple-gpu.md §2.2, 128), so a what-if
 // tile can still be shown how its registers limit it.
-const maxRegsPerThread = 256
+const MaxRegsPerThread = 256
 
 // KernelShape is what a kernel asks of a core: threads per threadgroup, the
 // registers per thread its programs need, and its threadgroup memory.

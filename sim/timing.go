@@ -298,6 +298,13 @@ func (s *Simulator) share(g *Grid, chip *Chip) (*shared, error) {
 
 // RunGrid times one dispatch on a chip with the chosen engine.
 func (s *Simulator) RunGrid(g *Grid, chip *Chip, engine Engine) (*GridResult, error) {
+	s.progress.begin(g.Launched)
+	return s.runGrid(g, chip, engine)
+}
+
+// runGrid is RunGrid for a dispatch whose threadgroups the caller has already
+// counted in the progress total.
+func (s *Simulator) runGrid(g *Grid, chip *Chip, engine Engine) (*GridResult, error) {
 	sh, err := s.share(g, chip)
 	if err != nil {
 		return nil, err
@@ -306,7 +313,6 @@ func (s *Simulator) RunGrid(g *Grid, chip *Chip, engine Engine) (*GridResult, er
 	cores := int(chip.Cores.Value)
 	src := newGridSource(g, sh)
 	src.progress = s.progress
-	s.progress.begin(src.len())
 	defer s.progress.end(src.len())
 	var busy []float64
 	switch engine {
@@ -467,6 +473,7 @@ func (s *Simulator) runDraws(mean *drawMean, chip *Chip, grid func(d int) (*Grid
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	var gridErr error
+	first := 0 // threadgroups of the first draw's grid
 	for d := range n {
 		sem <- struct{}{}
 		g, c, err := grid(d)
@@ -476,11 +483,19 @@ func (s *Simulator) runDraws(mean *drawMean, chip *Chip, grid func(d int) (*Grid
 			break
 		}
 		counters[d] = c
+		// the progress total holds every draw from the first on (draws of
+		// one problem launch the same grid), so the line never goes back
+		if d == 0 {
+			s.progress.begin(n * g.Launched)
+			first = g.Launched
+		} else {
+			s.progress.begin(g.Launched - first)
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			results[d], errs[d] = s.RunGrid(g, chip, mean.res.Engine)
+			results[d], errs[d] = s.runGrid(g, chip, mean.res.Engine)
 		}()
 	}
 	wg.Wait()

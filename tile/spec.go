@@ -260,7 +260,7 @@ func FormatVariantSpec(v Variant, path *Path) []byte {
 	line("nr1", fmt.Sprint(g.NR1), "tokens per tile (multiple of 8)")
 	line("nr1h", fmt.Sprint(g.NR1H), "token part the half-skip works on (multiple of 8, divides nr1)")
 	line("nk", fmt.Sprint(g.NK), "k per step (multiple of 16)")
-	line("simdgroups", fmt.Sprint(g.NSG), "simdgroups per threadgroup (32 threads each; the chip caps the threads: 1024 on Apple GPUs)")
+	line("simdgroups", fmt.Sprint(g.NSG), "simdgroups per threadgroup (32 threads each; a chip's max_threads_per_tg caps the threads)")
 	line("sg_rows", fmt.Sprint(g.SGRows), "simdgroup grid over the tile: rows x cols = simdgroups")
 	line("sg_cols", fmt.Sprint(g.SGCols), "(simdgroup path; the tensor path splits matmul2d tiles instead)")
 	b.WriteString("\n# knobs\n")
@@ -282,6 +282,6 @@ func FormatVariantSpec(v Variant, path *Path) []byte {
 	line("b_extents", q(ext), "tensor path B view: upstream dextents(tokens, nk) | fixed dextents(nk, tokens)")
 	line("dual_descriptor", fmt.Sprint(v.DualDescriptor), "tensor path: full- and half-tile matmul2d descriptors both live")
 	fmt.Fprintf(&b, "\n# derived: %d threads, %d bytes of threadgroup memory\n", 32*g.NSG, g.TGMemoryBytes())
-	fmt.Fprintf(&b, "# (a chip allows max_threads_per_tg and tg_memory_per_tg_bytes: 1024 and 32768 on Apple GPUs)\n")
+	fmt.Fprintf(&b, "# (a chip allows max_threads_per_tg threads and tg_memory_per_tg_bytes: simrun chips --show NAME)\n")
 	return b.Bytes()
 }

@@ -86,7 +86,7 @@ func runEmulate(args []string, stdout, stderr io.Writer) int {
 	if why := k.WrongB(k.Path); why != "" {
 		fmt.Fprintf(stdout, "note: %s\n", why)
 	}
-	if why := beyondEveryChip(k); why != "" {
+	for _, why := range beyondEveryChip(p, k) {
 		fmt.Fprintf(stdout, "note: %s\n", why)
 	}
 	if outsideBound(worst) {
@@ -97,29 +97,32 @@ func runEmulate(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// beyondEveryChip says why no embedded chip could launch the kernel (emulate
-// has no chip: the limits are checked where a chip is given), or "".
-func beyondEveryChip(k tile.Kernel) string {
-	chips, err := sim.Chips()
-	if err != nil {
-		return ""
+// beyondEveryChip says why no chip the timing model knows could launch the
+// kernel (emulate has no chip: the limits are checked where a chip is given).
+func beyondEveryChip(p tile.Problem, k tile.Kernel) []string {
+	var notes, over []string
+	if chips, err := sim.Chips(); err == nil {
+		maxThreads, maxMem := 0, 0
+		for _, c := range chips {
+			maxThreads = max(maxThreads, int(c.MaxThreadsPerTG.Value))
+			maxMem = max(maxMem, int(c.TGMemoryPerTG.Value))
+		}
+		if t := 32 * k.NSG; t > maxThreads {
+			over = append(over, fmt.Sprintf("%d threads (max_threads_per_tg is at most %d)", t, maxThreads))
+		}
+		if b := k.TGMemoryBytes(); b > maxMem {
+			over = append(over, fmt.Sprintf("%d bytes of threadgroup memory (tg_memory_per_tg_bytes is at most %d)", b, maxMem))
+		}
 	}
-	maxThreads, maxMem := 0, 0
-	for _, c := range chips {
-		maxThreads = max(maxThreads, int(c.MaxThreadsPerTG.Value))
-		maxMem = max(maxMem, int(c.TGMemoryPerTG.Value))
+	if len(over) > 0 {
+		notes = append(notes, "the kernel needs "+strings.Join(over, " and ")+
+			", more than any embedded chip allows; the values are computed all the same, and a what-if chip file can raise the limits to time it (docs/tutorial.md §6.5)")
 	}
-	var over []string
-	if t := 32 * k.NSG; t > maxThreads {
-		over = append(over, fmt.Sprintf("%d threads (max_threads_per_tg is at most %d)", t, maxThreads))
+	if ks, err := sim.KernelShapeFor(p, k); err == nil && ks.Registers.Total > sim.MaxRegsPerThread {
+		notes = append(notes, fmt.Sprintf("the kernel needs %d registers per thread, above metalsim's bound of %d: the timing model runs it on no chip; the values are computed all the same",
+			ks.Registers.Total, sim.MaxRegsPerThread))
 	}
-	if b := k.TGMemoryBytes(); b > maxMem {
-		over = append(over, fmt.Sprintf("%d bytes of threadgroup memory (tg_memory_per_tg_bytes is at most %d)", b, maxMem))
-	}
-	if len(over) == 0 {
-		return ""
-	}
-	return "the kernel needs " + strings.Join(over, " and ") + ", more than any embedded chip allows: the values are computed, but only a what-if chip file (docs/tutorial.md §6.5) can run it"
+	return notes
 }
 
 // maxEmulateBytes bounds the memory emulate holds: every operand, the output

@@ -79,8 +79,8 @@ func runOccupancy(args []string, stdout, stderr io.Writer) int {
 		nThreads = *threads
 	}
 	if set["regs"] {
-		if *regs < 1 || *regs > 256 {
-			return fail(stderr, "occupancy", fmt.Errorf("--regs = %d: must be in [1, 256]", *regs))
+		if *regs < 1 || *regs > sim.MaxRegsPerThread {
+			return fail(stderr, "occupancy", fmt.Errorf("--regs = %d: must be in [1, %d]", *regs, sim.MaxRegsPerThread))
 		}
 		nRegs = *regs
 	}

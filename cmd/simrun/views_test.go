@@ -243,7 +243,16 @@ func TestWhatIfChipExample(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "note: the kernel needs 65536 bytes of threadgroup memory (tg_memory_per_tg_bytes is at most 32768)") {
 		t.Errorf("emulate: exit %d, %s\n%s", code, errb, out)
 	}
-	if code, out, _ = simrun(append([]string{"emulate"}, small[:len(small)-2]...)...); code != exitOK || strings.Contains(out, "more than any embedded chip allows") {
+	// one simdgroup holding a 64 x 96 tile: 324 registers, above metalsim's bound
+	deep := filepath.Join(t.TempDir(), "deep.toml")
+	if err := os.WriteFile(deep, []byte("name = \"deep\"\npath = \"simdgroup\"\nnr1 = 96\nnr1h = 32\nsimdgroups = 1\nsg_rows = 1\nsg_cols = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errb = simrun(append([]string{"emulate", "--variant", deep}, small[:len(small)-2]...)...)
+	if code != exitOK || !strings.Contains(out, "note: the kernel needs 324 registers per thread, above metalsim's bound of 256") {
+		t.Errorf("emulate deep: exit %d, %s\n%s", code, errb, out)
+	}
+	if code, out, _ = simrun(append([]string{"emulate"}, small[:len(small)-2]...)...); code != exitOK || strings.Contains(out, "note: the kernel needs") {
 		t.Errorf("emulate upstream: exit %d, a limits note where none belongs:\n%s", code, out)
 	}
 }
