@@ -481,13 +481,18 @@ func (c *coreSim) run(limit int64) {
 		}
 		i := q.take(t)
 		q.advance(t)
+		// the queue's earliest time, kept by hand across the issues
+		// below (issue changes the queue only when it reports no more):
+		// a simdgroup queued into the ring makes it min(that, its time),
+		// so the next comparison need not wait for the bitmap's update
+		eq := q.earliest()
 		for {
 			r, more := c.issue(i)
 			if !more {
 				t = q.earliest()
 				break
 			}
-			e := q.earliest()
+			e := eq
 			if r >= e {
 				if e <= limit || c.sharedOnly && !c.sharedNext(e) {
 					// the next simdgroup, the first at e, leaves the queue
@@ -499,12 +504,15 @@ func (c *coreSim) run(limit int64) {
 					}
 					j := q.take(e)
 					q.advance(e)
+					eq = q.earliest()
 					// queueAt written out (now = e <= r; the call would
 					// cost about 6 % here)
 					if r-e < calSize {
 						q.ringAppend(i, r)
+						eq = min(eq, r)
 					} else {
 						q.push(c, i)
+						eq = q.earliest()
 					}
 					i = j
 					continue
@@ -520,6 +528,7 @@ func (c *coreSim) run(limit int64) {
 				break
 			}
 			q.advance(r)
+			eq = q.earliest()
 		}
 		if c.yieldFinished && len(c.finished) > 0 {
 			return
