@@ -174,15 +174,7 @@ func (f *chipFlags) chip() (*sim.Chip, error) {
 	if f.name == "" {
 		return nil, nil
 	}
-	if strings.HasSuffix(strings.ToLower(f.name), ".json") {
-		// a chip file, as the commands taking a list of chips accept
-		c, err := sim.LoadChipFile(f.name)
-		if err != nil {
-			return nil, fmt.Errorf("--chip: %w", err)
-		}
-		return c, nil
-	}
-	c, err := sim.LookupChip(f.name)
+	c, err := chipByNameOrFile(f.name) // a chip file too, as the commands taking a list of chips accept
 	if err != nil {
 		return nil, fmt.Errorf("--chip: %w", err)
 	}

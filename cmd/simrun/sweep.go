@@ -120,13 +120,7 @@ func resolveChips(s string) ([]*sim.Chip, error) {
 	}
 	var out []*sim.Chip
 	for _, it := range items {
-		var c *sim.Chip
-		var err error
-		if strings.HasSuffix(strings.ToLower(it), ".json") {
-			c, err = sim.LoadChipFile(it)
-		} else {
-			c, err = sim.LookupChip(it)
-		}
+		c, err := chipByNameOrFile(it)
 		if err != nil {
 			// these commands take chip files in --chip itself
 			return nil, fmt.Errorf("--chip: %s", strings.Replace(err.Error(), "; or load one with --chip-file", "; or give a chip .json file", 1))
@@ -134,6 +128,15 @@ func resolveChips(s string) ([]*sim.Chip, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// chipByNameOrFile returns the chip a --chip value names: a chip .json file,
+// or a chip name or alias.
+func chipByNameOrFile(s string) (*sim.Chip, error) {
+	if strings.HasSuffix(strings.ToLower(s), ".json") {
+		return sim.LoadChipFile(s)
+	}
+	return sim.LookupChip(s)
 }
 
 // variantArg is a variant as given on the command line: a built-in name or a
