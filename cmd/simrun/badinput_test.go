@@ -25,6 +25,7 @@ func TestBadInputFailsEarly(t *testing.T) {
 	oneRow := sweepWriteFile(t, dir, "one.tsv", "# chip\tgpu_path\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tvariant\tus_per_run\n"+
 		"M1 Pro 16-core GPU\tsimdgroup\tMUL_MAT_ID\tq4_0\tf32\t16\t4\t64\t256\t32\tupstream\t100\n")
 	noHash := sweepWriteFile(t, dir, "noHash.tsv", strings.TrimPrefix(readFile(t, oneRow), "# "))
+	badChip := sweepWriteFile(t, dir, "bad-chip.json", `{"name": "x"}`)
 	chipFile := filepath.Join(dir, "chip.json")
 	if code, out, errb := simrunCmd("chips", "--show", "M1 Pro 14-core GPU"); code != exitOK {
 		t.Fatal(errb)
@@ -53,6 +54,9 @@ func TestBadInputFailsEarly(t *testing.T) {
 		{[]string{"trace", "--k", "100"}, "--k: problem: k = 100: must be a positive multiple of the q4_0 block size 32"},
 		// chip flags
 		{[]string{"simulate", "--chip", "M0"}, `--chip: unknown chip "M0"`},
+		// --chip takes a chip file too: a missing or malformed one names itself
+		{[]string{"simulate", "--chip", filepath.Join(dir, "missing.json")}, "--chip: open " + filepath.Join(dir, "missing.json")},
+		{[]string{"occupancy", "--chip", badChip}, "--chip: chip file " + badChip + ": family: missing"},
 		// an empty chip flag is an error, not the default (it panicked in
 		// simulate, trace and occupancy)
 		{[]string{"simulate", "--chip", ""}, `--chip "": want a chip name or alias`},
