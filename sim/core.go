@@ -779,25 +779,9 @@ func (c *coreSim) checkBarrier(tg *tgRun) {
 // loadLatency returns the memory latency of a device or constant load group
 // issued at t, and accounts its DRAM traffic.
 func (c *coreSim) loadLatency(sg *sgRun, in *op, t int64) int64 {
-	lvl := lvlL2
-	switch in.stream {
-	case isa.StreamCodebook:
-		lvl = lvlL1
-	case isa.StreamMeta:
-		lvl = lvlL2
-	case isa.StreamWeights:
-		tg := &c.tgs[sg.tg]
-		if tg.mem.newLine(int(sg.sg), sg.step) {
-			lvl = lvlDRAM
-			if tg.repeat {
-				lvl = lvlSLC
-			}
-		} else {
-			lvl = c.weightLvl
-		}
-	case isa.StreamActivations:
-		lvl = c.actLvl
-	}
+	tg := &c.tgs[sg.tg]
+	newLine := in.stream == isa.StreamWeights && tg.mem.newLine(int(sg.sg), sg.step)
+	lvl := loadLevel(in.stream, newLine, tg.repeat, c.weightLvl, c.actLvl)
 	dramBytes := c.loadDRAMBytes(sg, in)
 	c.stats.levelHits[lvl]++
 	if sg.ii == 0 {
@@ -814,6 +798,29 @@ func (c *coreSim) loadLatency(sg *sgRun, in *op, t int64) int64 {
 	return lat
 }
 
+// loadLevel returns the memory level that serves a device load of stream s
+// (docs/model.md §2, "Memory"): codebooks from L1, routing metadata from L2, a
+// weight load that touches a line its threadgroup has not touched from DRAM
+// (from the SLC when a neighbouring threadgroup just read the same tile), any
+// other weight load from weightLvl and activations from actLvl.
+func loadLevel(s isa.Stream, newLine, repeat bool, weightLvl, actLvl int) int {
+	switch s {
+	case isa.StreamCodebook:
+		return lvlL1
+	case isa.StreamWeights:
+		switch {
+		case newLine && repeat:
+			return lvlSLC
+		case newLine:
+			return lvlDRAM
+		}
+		return weightLvl
+	case isa.StreamActivations:
+		return actLvl
+	}
+	return lvlL2
+}
+
 // loadDRAMBytes returns the DRAM bytes a device load group's instruction
 // brings in (counted once per group, at its first instruction): a tile's new
 // weight bytes, unless a neighbouring threadgroup just read them, and its
@@ -822,13 +829,22 @@ func (c *coreSim) loadDRAMBytes(sg *sgRun, in *op) float64 {
 	if sg.ii != 0 {
 		return 0
 	}
-	switch in.stream {
+	tg := &c.tgs[sg.tg]
+	return loadDRAM(in.stream, float64(in.unique), tg.repeat, tg.mem.actReuse)
+}
+
+// loadDRAM returns the DRAM bytes of a device load group of stream s that
+// requests unique distinct bytes: all of a tile's weight bytes unless a
+// neighbouring threadgroup just read them (repeat), and the activations' share
+// of the first of the actReuse row tiles reading them, which misses the caches.
+func loadDRAM(s isa.Stream, unique float64, repeat bool, actReuse int) float64 {
+	switch s {
 	case isa.StreamWeights:
-		if !c.tgs[sg.tg].repeat {
-			return float64(in.unique)
+		if !repeat {
+			return unique
 		}
 	case isa.StreamActivations:
-		return float64(in.unique) / float64(c.tgs[sg.tg].mem.actReuse)
+		return unique / float64(actReuse)
 	}
 	return 0
 }

@@ -18,6 +18,7 @@ type detailedResult struct {
 	cycles float64
 	idleSG float64
 	levels [numLevels]float64
+	dram   float64 // DRAM bytes moved
 	util   utilization
 	busy   []float64
 	instr  int64
@@ -212,12 +213,11 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 	// the core-level DRAM share in utilization() assumes a per-core channel;
 	// here the channel is chip-wide
 	res.util.DRAM = 0
-	var bytes float64
 	for _, core := range cs {
-		bytes += core.stats.dramBytes
+		res.dram += core.stats.dramBytes
 	}
 	if res.cycles > 0 {
-		res.util.DRAM = bytes / (res.cycles * dram.bytesPerClk)
+		res.util.DRAM = res.dram / (res.cycles * dram.bytesPerClk)
 	}
 	return res
 }

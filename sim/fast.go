@@ -39,42 +39,19 @@ type classKey struct {
 }
 
 type classInfo struct {
-	classKey          // loopProg: the program mixes of this k-loop class simulate (canonical, not first seen)
-	overhead  float64 // cycles outside the k-loop (prologue + epilogue), or the whole life of an exit
-	mixID     int     // the k-loop class: programs whose loop bodies time alike share it
-	rank      string  // canonical order of k-loop classes in a mix (independent of id assignment)
-	dramBytes float64 // DRAM bytes per k-step: new weight bytes (unless repeat) and activations
-}
-
-// dramPerStep returns the DRAM bytes per k-step of a program's threadgroup:
-// its new weight bytes (none when a neighbouring threadgroup just read them) and
-// its distinct activation bytes, of which only the first of the actReuse row
-// tiles reading them misses the caches.
-func dramPerStep(p *isa.Program, mem *progMem, repeat bool) float64 {
-	var w, a float64
-	for _, insts := range p.Timing().Insts[isa.SecBody] {
-		for _, in := range insts {
-			switch in.Stream {
-			case isa.StreamWeights:
-				w += float64(in.Unique)
-			case isa.StreamActivations:
-				a += float64(in.Unique)
-			}
-		}
-	}
-	if repeat {
-		w = 0
-	}
-	return w + a/float64(mem.actReuse)
+	classKey           // loopProg: the program mixes of this k-loop class simulate (canonical, not first seen)
+	overhead float64   // cycles outside the k-loop (prologue + epilogue), or the whole life of an exit
+	mixID    int       // the k-loop class: programs whose loop bodies time alike share it
+	rank     string    // canonical order of k-loop classes in a mix (independent of id assignment)
+	traffic  tgTraffic // a threadgroup's device traffic (its own program's, not loopProg's)
 }
 
 // mixResult is what the core model measured for one mix.
 type mixResult struct {
 	period periods // cycles per k-step for a threadgroup of each class in the mix
 	util   utilization
-	idleSG float64            // simdgroup-cycles waiting at barriers per cycle
-	levels [numLevels]float64 // device bytes per cycle each memory level served
-	instr  int64              // simdgroup instructions the measurement simulated
+	idleSG float64 // simdgroup-cycles waiting at barriers per cycle
+	instr  int64   // simdgroup instructions the measurement simulated
 }
 
 // periods are the k-step periods of a mix's classes, by class id: a mix has
@@ -221,7 +198,8 @@ func (cc *coreCache) class(p *isa.Program, repeat bool, mem *progMem, loop *isa.
 	}
 	// only class creation appends to info, and it holds classMu
 	id = id2
-	ci := &classInfo{classKey: k, mixID: id, dramBytes: dramPerStep(p, mem, repeat)}
+	wl, al := cacheLevels(cc.m, cc.tgsHint)
+	ci := &classInfo{classKey: k, mixID: id, traffic: newTGTraffic(p, mem, repeat, wl, al)}
 	if !p.Exit {
 		// a k-loop class is a k-loop as core mixes simulate it: the timing
 		// content of its program's prologue and body (Grid.Loop's program,
@@ -442,9 +420,6 @@ func (cc *coreCache) measure(ids []int, info []*classInfo, cover int, cs *coreSi
 	r.instr = cs.settled().issued - before
 	r.util = cs.utilization(el)
 	r.idleSG = cs.stats.barrierSG / el
-	for l := range r.levels {
-		r.levels[l] = cs.stats.levelBytes[l] / el
-	}
 	return r, cs
 }
 
@@ -778,7 +753,8 @@ type fastResult struct {
 	busy      []float64
 	events    int64
 	launched  int64
-	dramBytes float64
+	dramBytes float64 // DRAM bytes moved, integrated over the cores' demand (utilisation)
+	traffic   float64 // DRAM bytes of the threadgroups run, each its own program's
 }
 
 // source enumerates a grid's threadgroups in dispatch order.
@@ -816,9 +792,6 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
 			c.comp.use += d
 			res.util.addScaled(r.util, d)
 			res.idleSG += r.idleSG * d
-			for l := range res.levels {
-				res.levels[l] += r.levels[l] * d
-			}
 			res.dramBytes += c.demand * scale * c.effective(c.mixSince, t)
 			wsum += d
 		}
@@ -905,7 +878,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
 			sl.end = c.w + (sl.end-c.w)*p/sl.period
 			sl.period = p
 			c.first = min(c.first, sl.end)
-			c.demand += v.class(sl.class).dramBytes / p
+			c.demand += v.class(sl.class).traffic.dramStep / p
 		}
 		demand += c.demand
 		rescale(t)
@@ -921,6 +894,10 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
 		id := src.class(next)
 		next++
 		info := v.class(id)
+		for l, b := range info.traffic.levels {
+			res.levels[l] += b
+		}
+		res.traffic += info.traffic.dram
 		begin := max(c.launcherFree, t)
 		start := begin + float64(int64(info.prog.NSG)*cc.m.launch)
 		c.launcherFree = start

@@ -251,7 +251,7 @@ func (s *Simulator) RunMulMat(p tile.DenseProblem, path tile.Path, chip *Chip, o
 	res.CoreBusyUs, res.Occupancy, res.Registers = gr.CoreBusyUs, gr.Occupancy, gr.Registers
 	res.Sim.Instructions, res.Sim.Events = gr.Instructions, gr.Events
 	res.KernelCycles, res.IdleSGCycles, res.Utilization = gr.Cycles, gr.IdleSGCycles, gr.Utilization
-	res.LevelBytes = gr.LevelBytes
+	res.LevelBytes, res.DRAMBytes = gr.LevelBytes, gr.DRAMBytes
 	finish(res, p.FLOPs(), chip, 1, start)
 	return res, nil
 }

@@ -98,3 +98,74 @@ func (pm *progMem) canonical(sets map[string]*progMem) *progMem {
 	sets[pm.key] = pm
 	return pm
 }
+
+// tgTraffic is a threadgroup's device traffic over its life, counted the way the
+// core model counts it as it issues (coreSim.loadLatency and issueOther, once
+// per instruction group): the distinct bytes its loads request, by the memory
+// level that serves them, and the bytes it moves over the DRAM channel. The
+// fast engine adds it up per threadgroup; the detailed engine counts the same
+// at every issue.
+type tgTraffic struct {
+	levels   [numLevels]float64
+	dram     float64 // DRAM bytes over the threadgroup's life
+	dramStep float64 // DRAM bytes of one k-step of its loop body
+}
+
+// newTGTraffic returns the traffic of one threadgroup running p with the
+// memory pattern mem (repeat: a neighbouring threadgroup just read its weight
+// tile) on a core whose re-read weight lines and activations are served by
+// weightLvl and actLvl. A simdgroup's k-step counter is 0 in the prologue and
+// in the body's first pass and p.Steps in the epilogue (coreSim.endSection).
+func newTGTraffic(p *isa.Program, mem *progMem, repeat bool, weightLvl, actLvl int) tgTraffic {
+	var tr tgTraffic
+	var w, a float64 // the body's weight and activation bytes per pass, all simdgroups
+	tim := p.Timing()
+	for sec := isa.SecPrologue; sec < isa.NumSections; sec++ {
+		passes, step0 := 1, 0
+		switch {
+		case sec == isa.SecBody:
+			passes = p.Steps
+		case sec == isa.SecEpilogue && p.Steps > 0:
+			step0 = p.Steps
+		}
+		if passes == 0 {
+			continue
+		}
+		n := float64(passes)
+		for sg, insts := range tim.Insts[sec] {
+			for i := range insts {
+				in := &insts[i]
+				u := float64(in.Unique)
+				if sec == isa.SecBody {
+					switch in.Stream {
+					case isa.StreamWeights:
+						w += u
+					case isa.StreamActivations:
+						a += u
+					}
+				}
+				switch in.Class {
+				case isa.ClassDevStore:
+					tr.dram += u * n
+					continue
+				case isa.ClassDevLoad, isa.ClassConstLoad:
+				default:
+					continue
+				}
+				tr.dram += loadDRAM(in.Stream, u, repeat, mem.actReuse) * n
+				if in.Stream != isa.StreamWeights {
+					tr.levels[loadLevel(in.Stream, false, repeat, weightLvl, actLvl)] += u * n
+					continue
+				}
+				for s := step0; s < step0+passes; s++ {
+					tr.levels[loadLevel(in.Stream, mem.newLine(sg, s), repeat, weightLvl, actLvl)] += u
+				}
+			}
+		}
+	}
+	if repeat {
+		w = 0
+	}
+	tr.dramStep = w + a/float64(mem.actReuse)
+	return tr
+}

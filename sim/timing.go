@@ -130,7 +130,12 @@ type Result struct {
 	// draws. A weight line's first touch counts at DRAM; DRAM traffic in whole
 	// lines is Counters.Work.DeviceBytes.
 	LevelBytes [4]float64
-	TFLOPS     float64 // test-backend-ops FLOPs / TotalUs
+	// DRAMBytes is the bytes the dispatch moves over the DRAM channel, mean
+	// over draws: each weight byte's first read (not a tile a neighbouring
+	// threadgroup just read), the share of the activations that misses the
+	// caches, and the stores.
+	DRAMBytes float64
+	TFLOPS    float64 // test-backend-ops FLOPs / TotalUs
 
 	Sim SimStats
 }
@@ -249,6 +254,7 @@ type Grid struct {
 // GridResult is the timing of one dispatch.
 type GridResult struct {
 	LevelBytes   [4]float64 // device bytes per memory level (LevelNames)
+	DRAMBytes    float64    // bytes moved over the DRAM channel
 	Cycles       float64
 	Us           float64
 	IdleSGCycles float64
@@ -319,12 +325,12 @@ func (s *Simulator) runGrid(g *Grid, chip *Chip, engine Engine) (*GridResult, er
 	case Detailed:
 		dr := runDetailed(sh.m, src, cores, sh.occ.TGsPerCore, nil)
 		res.Cycles, res.IdleSGCycles, res.Utilization, busy = dr.cycles, dr.idleSG, dr.util, dr.busy
-		res.LevelBytes = dr.levels
+		res.LevelBytes, res.DRAMBytes = dr.levels, dr.dram
 		res.Instructions += dr.instr
 	default:
 		fr := runFast(src.view, src, cores, sh.occ.TGsPerCore)
 		res.Cycles, res.IdleSGCycles, res.Utilization, busy = fr.cycles, fr.idleSG, fr.util, fr.busy
-		res.LevelBytes = fr.levels
+		res.LevelBytes, res.DRAMBytes = fr.levels, fr.traffic
 		res.Events = fr.events
 	}
 	res.Instructions += src.view.instr
@@ -537,6 +543,7 @@ func (m *drawMean) add(d int, counters Counters, gr *GridResult) {
 	for l := range res.LevelBytes {
 		res.LevelBytes[l] += gr.LevelBytes[l] / n
 	}
+	res.DRAMBytes += gr.DRAMBytes / n
 	m.util.addScaled(gr.Utilization, 1/n)
 }
 

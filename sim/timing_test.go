@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/isa"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 )
@@ -271,7 +272,37 @@ func TestFastAgreesWithDetailed(t *testing.T) {
 			if det.Sim.Instructions < fast.Counters.Work.Instructions {
 				t.Errorf("%s %s: detailed engine issued %d instructions, the grid has %d", tc.chip, v.Name, det.Sim.Instructions, fast.Counters.Work.Instructions)
 			}
+			checkSameTraffic(t, tc.chip+" "+v.Name, fast, det)
 		}
+	}
+}
+
+// checkSameTraffic: the two engines count the same device traffic for the
+// same threadgroups (the fast engine per threadgroup from its own program, the
+// detailed one at every issue), and every byte the grid's loads request is
+// served by one memory level.
+func checkSameTraffic(t *testing.T, name string, fast, det *sim.Result) {
+	t.Helper()
+	// the same byte counts summed in another order (per threadgroup against
+	// per core; activation shares are fractions): equal to float64 rounding
+	same := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(math.Abs(a), math.Abs(b)) }
+	var loaded, served float64
+	for s, b := range fast.Counters.Work.DeviceBytes {
+		if isa.Stream(s) != isa.StreamOutput {
+			loaded += float64(b)
+		}
+	}
+	for l := range fast.LevelBytes {
+		served += fast.LevelBytes[l]
+		if !same(fast.LevelBytes[l], det.LevelBytes[l]) {
+			t.Errorf("%s: %s bytes: fast engine %.6g, detailed %.6g", name, sim.LevelNames[l], fast.LevelBytes[l], det.LevelBytes[l])
+		}
+	}
+	if !same(served, loaded) {
+		t.Errorf("%s: the levels served %.6g bytes, the grid's loads request %.6g", name, served, loaded)
+	}
+	if !same(fast.DRAMBytes, det.DRAMBytes) || fast.DRAMBytes <= 0 {
+		t.Errorf("%s: DRAM traffic: fast engine %.6g, detailed %.6g", name, fast.DRAMBytes, det.DRAMBytes)
 	}
 }
 
@@ -567,4 +598,28 @@ func TestProgressCountsEveryThreadgroup(t *testing.T) {
 			t.Errorf("%v: %.6g µs with a Progress, %.6g without", e, r.KernelUs, plain.KernelUs)
 		}
 	}
+}
+
+// TestMatVecTrafficSameOnBothEngines: checkSameTraffic on the mat-vec kernel
+// llama.cpp runs for n < 32 (its loop body has no barriers) and on the dense
+// mul_mm kernel.
+func TestMatVecTrafficSameOnBothEngines(t *testing.T) {
+	chip := mustChip(t, "M1 Pro 16-core GPU")
+	p := tile.Problem{Experts: 32, Used: 4, M: 512, K: 1024, Tokens: 8, TypeA: dequant.Q4_0}
+	d := tile.DenseProblem{M: 512, K: 1024, N: 256, TypeA: dequant.Q4_0}
+	var mv, mm [2]*sim.Result
+	for i, e := range []sim.Engine{sim.Fast, sim.Detailed} {
+		r, err := sim.NewSimulator().RunMulMVID(p, chip, sim.Options{Draws: 1, Engine: e})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mv[i] = r
+		r, err = sim.NewSimulator().RunMulMat(d, tile.Simdgroup, chip, sim.Options{Engine: e})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mm[i] = r
+	}
+	checkSameTraffic(t, "mul_mv_id", mv[0], mv[1])
+	checkSameTraffic(t, "mul_mm", mm[0], mm[1])
 }

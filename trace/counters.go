@@ -61,11 +61,26 @@ func WriteResult(w io.Writer, r *sim.Result) error {
 		100*u.FMA, 100*u.IC, 100*u.Tensor, 100*u.TGMem, 100*u.L1, 100*u.DRAM, 100*u.Issue)
 	fmt.Fprintf(w, "  limiter           %s\n", r.Limiter)
 	fmt.Fprintf(w, "  idle SG-cycles    %.3g (simdgroups waiting at barriers)\n", r.IdleSGCycles)
+	if len(r.CoreBusyUs) > 0 {
+		lo, hi, sum := r.CoreBusyUs[0], r.CoreBusyUs[0], 0.0
+		for _, b := range r.CoreBusyUs {
+			lo, hi, sum = min(lo, b), max(hi, b), sum+b
+		}
+		mean := sum / float64(len(r.CoreBusyUs))
+		idle := 0.0
+		if hi > 0 {
+			idle = 100 * (1 - mean/hi)
+		}
+		fmt.Fprintf(w, "  cores busy        %d cores, busy until min %.1f / mean %.1f / max %.1f µs (first draw): idle %.1f%% of core-time before the last finishes\n",
+			len(r.CoreBusyUs), lo, mean, hi, idle)
+	}
+	fmt.Fprintf(w, "  kernel cycles     %.4g (%s, mean over draws)\n", r.KernelCycles, r.KernelName)
 	fmt.Fprint(w, "  loads by level    distinct bytes requested, by the level that served them:")
 	for l, b := range r.LevelBytes {
 		fmt.Fprintf(w, "  %s %.3g", sim.LevelNames[l], b)
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  DRAM traffic      %.3g bytes (weights read first by their threadgroup, activations' cache misses, stores)\n", r.DRAMBytes)
 	fmt.Fprintln(w, "  counters (first routing draw):")
 	if err := WriteCounters(w, r.Counters); err != nil {
 		return err
