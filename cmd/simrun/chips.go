@@ -10,7 +10,7 @@ import (
 
 func runChips(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("chips", "List the embedded chips, or print one chip file (--show NAME, or --chip-file FILE to check a file).", stderr)
-	show := fs.String("show", "", "print this chip's file (name or alias), with calibrated values resolved")
+	show := fs.String("show", "", "print this chip's file (name, alias or a chip .json), with calibrated values resolved")
 	file := fs.String("chip-file", "", "load and print a chip file (checks it)")
 	if code, ok := parseFlagsOnly(fs, args, "chips", stderr); !ok {
 		return code
@@ -25,7 +25,7 @@ func runChips(args []string, stdout, stderr io.Writer) int {
 			if c, err = sim.LoadChipFile(*file); err != nil {
 				err = fmt.Errorf("--chip-file: %w", err)
 			}
-		} else if c, err = sim.LookupChip(*show); err != nil {
+		} else if c, err = chipByNameOrFile(*show); err != nil {
 			err = fmt.Errorf("--show: %w", err)
 		}
 		if err != nil {

@@ -258,3 +258,74 @@ func TestSimulateNotesMulMVID(t *testing.T) {
 		t.Fatalf("n = 32: exit %d, stdout:\n%s", code, out)
 	}
 }
+
+// TestFitKeepsItsOwnValues: a chip that took its calibrated values from
+// another (calibration_from) and is then fitted on measurements of its own is
+// written as a chip file whose loading keeps the fit: calibration_from would
+// copy the other chip's values over it.
+func TestFitKeepsItsOwnValues(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("..", "..", "sim", "chips", "m1-pro-14c.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chip := strings.Replace(string(src), `"name": "M1 Pro 14-core GPU"`, `"name": "M1 Pro 12-core GPU"`, 1)
+	if chip == string(src) || !strings.Contains(chip, `"calibration_from"`) {
+		t.Fatal("m1-pro-14c.json changed: the test needs its name line and calibration_from")
+	}
+	chipFile := filepath.Join(dir, "c12.json")
+	rows := "# chip\tgpu_path\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tvariant\tus_per_run\n"
+	for _, r := range []string{"32\tupstream\t3605.2", "32\thalftile\t2261.3", "64\tupstream\t4256.1", "64\thalftile\t2615.5"} {
+		rows += "M1 Pro 12-core GPU\tsimdgroup\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t" + r + "\n"
+	}
+	tsv := filepath.Join(dir, "r.tsv")
+	if err := os.WriteFile(chipFile, []byte(chip), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tsv, []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errb := runCLI("fit", "--chip-file", chipFile, "--max-evals", "2", "--out-dir", dir,
+		"--param", "barrier_clk@M1 Pro 12-core GPU=0:300", tsv)
+	if code != exitOK {
+		t.Fatalf("fit: exit %d\n%s%s", code, out, errb)
+	}
+	var written struct {
+		From    string `json:"calibration_from"`
+		Barrier struct {
+			Value  float64 `json:"value"`
+			Source string  `json:"source"`
+		} `json:"barrier_clk"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "m1-pro-12-core-gpu.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &written); err != nil {
+		t.Fatal(err)
+	}
+	if written.From != "" || written.Barrier.Source != "calibrated" {
+		t.Fatalf("written chip: calibration_from %q, barrier_clk source %q; want none and calibrated", written.From, written.Barrier.Source)
+	}
+	code, out, errb = runCLI("chips", "--show", filepath.Join(dir, "m1-pro-12-core-gpu.json"))
+	if code != exitOK {
+		t.Fatalf("chips --show: exit %d\n%s", code, errb)
+	}
+	var loaded struct {
+		Barrier struct {
+			Value float64 `json:"value"`
+		} `json:"barrier_clk"`
+		Launch struct {
+			Source string `json:"source"`
+		} `json:"sg_launch_clk"`
+	}
+	if err := json.Unmarshal([]byte(out), &loaded); err != nil {
+		t.Fatal(err)
+	}
+	if loaded.Barrier.Value != written.Barrier.Value {
+		t.Errorf("loaded barrier_clk %g, the fit wrote %g", loaded.Barrier.Value, written.Barrier.Value)
+	}
+	if loaded.Launch.Source != "calibrated:M1 Pro 16-core GPU" {
+		t.Errorf("sg_launch_clk source %q: the value taken from the 16-core chip should stay, with its source", loaded.Launch.Source)
+	}
+}

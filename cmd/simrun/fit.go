@@ -120,6 +120,13 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		c.Calibration = res.Record(c.Name, command, files)
+		if from := c.CalibrationFrom; from != "" {
+			// the file now carries a calibration of its own: loading it must
+			// not copy from's values over the fit (the values it had taken
+			// from there stay, sourced "calibrated:" + from)
+			c.CalibrationFrom = ""
+			fmt.Fprintf(stdout, "%s: calibration_from %q dropped: the chip file holds its own fit and the values it had taken from that chip\n", c.Name, from)
+		}
 		b, err := c.MarshalIndent()
 		if err != nil {
 			return fail(stderr, "fit", err)
