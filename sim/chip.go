@@ -283,10 +283,59 @@ func ParseChip(data []byte, file string) (*Chip, error) {
 	if tok, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("chip file %s: content after the chip object (%v): a chip file holds one JSON object", file, tokOrErr(tok, err))
 	}
-	if err := c.Validate(); err != nil {
+	if err := errors.Join(missingFields(data), c.Validate()); err != nil {
 		return nil, fmt.Errorf("chip file %s: %w", file, err)
 	}
 	return &c, nil
+}
+
+// missingFields reports what decoding into a Chip cannot see: a required
+// field that is absent (every field without omitempty; a missing tensor_path
+// would read as false), and a number whose object has no "value" (it would
+// read as 0). Numbers missing altogether are Validate's (no source).
+func missingFields(data []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	var errs []error
+	hasValue := func(field string, obj json.RawMessage) {
+		var keys map[string]json.RawMessage
+		if json.Unmarshal(obj, &keys) != nil {
+			return // not an object: decoding into Param has already failed
+		}
+		if _, ok := keys["value"]; !ok {
+			errs = append(errs, fmt.Errorf("%s.value: missing (every number needs a value and a source)", field))
+		}
+	}
+	t := reflect.TypeOf(Chip{})
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "" || name == "-" {
+			continue
+		}
+		v, ok := raw[name]
+		switch {
+		case f.Type == reflect.TypeOf(Param{}):
+			if ok {
+				hasValue(name, v)
+			}
+		case !ok && !strings.Contains(opts, "omitempty"):
+			errs = append(errs, fmt.Errorf("%s: missing", name))
+		}
+	}
+	var classes map[string]map[string]json.RawMessage
+	if json.Unmarshal(raw["classes"], &classes) == nil {
+		for _, cl := range slices.Sorted(maps.Keys(classes)) { // errors in one order
+			for _, k := range []string{"issue_clk", "latency_clk"} {
+				if v, ok := classes[cl][k]; ok {
+					hasValue("classes."+cl+"."+k, v)
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // tokOrErr describes what followed a chip object: the next token, or the

@@ -476,6 +476,14 @@ func TestChipFileErrors(t *testing.T) {
 		{func(s string) string {
 			return strings.Replace(s, `"source": "CNC", "evidence": "M", "note": "M1"}`, `"source": ""}`, 1)
 		}, "missing (every number needs a value and a source)"},
+		// a field decoding cannot tell from its zero value must be present
+		{func(s string) string { return strings.Replace(s, `"tensor_path": false,`, "", 1) }, "tensor_path: missing"},
+		{func(s string) string {
+			return strings.Replace(s, `"barrier_clk": {"value": 157, `, `"barrier_clk": {`, 1)
+		}, "barrier_clk.value: missing"},
+		{func(s string) string {
+			return strings.Replace(s, `"mma8":       {"pipe": "fma",    "issue_clk": {"value": 17, `, `"mma8":       {"pipe": "fma",    "issue_clk": {`, 1)
+		}, "classes.mma8.issue_clk.value: missing"},
 		// one object per file: what follows it is an error, not ignored
 		{func(s string) string { return s + `{"garbage": true}` }, "content after the chip object"},
 		{func(s string) string { return s + " xyz" }, "content after the chip object"},
