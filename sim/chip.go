@@ -283,7 +283,7 @@ func ParseChip(data []byte, file string) (*Chip, error) {
 	if tok, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("chip file %s: content after the chip object (%v): a chip file holds one JSON object", file, tokOrErr(tok, err))
 	}
-	if err := errors.Join(missingFields(data), c.Validate()); err != nil {
+	if err := errors.Join(c.Validate(), missingFields(data)); err != nil {
 		return nil, fmt.Errorf("chip file %s: %w", file, err)
 	}
 	return &c, nil
@@ -292,7 +292,8 @@ func ParseChip(data []byte, file string) (*Chip, error) {
 // missingFields reports what decoding into a Chip cannot see: a required
 // field that is absent (every field without omitempty; a missing tensor_path
 // would read as false), and a number whose object has no "value" (it would
-// read as 0). Numbers missing altogether are Validate's (no source).
+// read as 0). What Validate reports is left to it: numbers missing altogether
+// (no source), an empty name or family, missing classes.
 func missingFields(data []byte) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
@@ -308,11 +309,15 @@ func missingFields(data []byte) error {
 			errs = append(errs, fmt.Errorf("%s.value: missing (every number needs a value and a source)", field))
 		}
 	}
+	validated := map[string]bool{"name": true, "family": true, "classes": true}
 	t := reflect.TypeOf(Chip{})
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if !f.IsExported() || name == "" || name == "-" {
+			continue
+		}
+		if validated[name] {
 			continue
 		}
 		v, ok := raw[name]

@@ -223,7 +223,7 @@ func (s *Simulator) RunMulMVID(p tile.Problem, chip *Chip, opt Options) (*Result
 	if err != nil {
 		return nil, err
 	}
-	finish(res, p.FLOPs(), chip, 1, start)
+	finish(res, p.FLOPs(), chip, 1, start, opt.Totals)
 	return res, nil
 }
 
@@ -252,7 +252,7 @@ func (s *Simulator) RunMulMat(p tile.DenseProblem, path tile.Path, chip *Chip, o
 	res.Sim.Instructions, res.Sim.Events = gr.Instructions, gr.Events
 	res.KernelCycles, res.IdleSGCycles, res.Utilization = gr.Cycles, gr.IdleSGCycles, gr.Utilization
 	res.LevelBytes, res.DRAMBytes = gr.LevelBytes, gr.DRAMBytes
-	finish(res, p.FLOPs(), chip, 1, start)
+	finish(res, p.FLOPs(), chip, 1, start, opt.Totals)
 	return res, nil
 }
 
@@ -267,14 +267,15 @@ func DefaultPath(chip *Chip) tile.Path {
 
 // finish fills the derived fields of a result: its time is the kernel, map0
 // (Map0Us, zero for kernels without it) and dispatches dependent dispatch
-// boundaries.
-func finish(res *Result, flops float64, chip *Chip, dispatches int, start time.Time) {
+// boundaries, and counts the run in tot.
+func finish(res *Result, flops float64, chip *Chip, dispatches int, start time.Time, tot *Totals) {
 	res.KernelUs = res.KernelCycles / chip.ClockMHz.Value
 	res.OverheadUs = float64(dispatches) * chip.DispatchOverheadUs.Value
 	res.TotalUs = res.KernelUs + res.Map0Us + res.OverheadUs
 	res.TFLOPS = flops / (res.TotalUs * 1e-6) / 1e12
 	res.Limiter = limiter(res.Utilization, res.Counters.Work.MMA8 > 0)
 	res.Sim.Wall = time.Since(start)
+	tot.add(res)
 }
 
 // countGrid sums the program counts of every threadgroup of a grid.

@@ -69,6 +69,42 @@ type Options struct {
 	Draws   int     // routing draws averaged (the calibration harness redraws ids every run); default 4
 	Seed    uint64  // seed of the first draw; default 1
 	Routing Routing // default UniformRouting
+	// Totals, if set, adds up what every run given these options simulated
+	// (a command's closing rate line).
+	Totals *Totals
+}
+
+// Totals adds up the simulation cost of runs and the GPU time they simulated,
+// for a command's rate line (trace.WriteRates). It is safe for concurrent use.
+type Totals struct {
+	mu        sync.Mutex
+	stats     SimStats
+	gpuUs     float64
+	gpuCycles float64
+}
+
+// add counts one finished run (nil t: nothing to count).
+func (t *Totals) add(r *Result) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.stats.Instructions += r.Sim.Instructions
+	t.stats.Represented += r.Sim.Represented
+	t.stats.Events += r.Sim.Events
+	t.stats.Wall += r.Sim.Wall
+	t.gpuUs += r.KernelUs * float64(r.Draws)
+	t.gpuCycles += r.KernelCycles * float64(r.Draws)
+}
+
+// Read returns the totals so far: simulation statistics (Wall is the runs'
+// wall times summed: concurrent runs overlap) and the GPU time simulated, every
+// routing draw of every dispatch timed, in µs and cycles.
+func (t *Totals) Read() (stats SimStats, gpuUs, gpuCycles float64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.stats, t.gpuUs, t.gpuCycles
 }
 
 func (o Options) withDefaults() Options {
@@ -461,7 +497,7 @@ func (s *Simulator) Run(p tile.Problem, k tile.Kernel, chip *Chip, opt Options) 
 	}
 	res.Sim.Instructions += m0.Instructions
 	res.Map0Us = m0.Us
-	finish(res, p.FLOPs(), chip, 2, start) // map0 and mul_mm_id: two dependent dispatches
+	finish(res, p.FLOPs(), chip, 2, start, opt.Totals) // map0 and mul_mm_id: two dependent dispatches
 	return res, nil
 }
 

@@ -46,7 +46,8 @@ func WriteCounters(w io.Writer, c sim.Counters) error {
 }
 
 // WriteResult prints a timing prediction: time split, occupancy, utilisation,
-// limiter, counters and what the simulation cost.
+// limiter and counters (what the simulation cost, which changes from run to
+// run, is WriteRates').
 func WriteResult(w io.Writer, r *sim.Result) error {
 	fmt.Fprintf(w, "%s on %s, %s path, variant %s (%s engine, %d routing draws)\n", r.Problem, r.Chip, r.Kernel.Path, r.Kernel.Name, r.Engine, r.Draws)
 	fmt.Fprintf(w, "  predicted         %10.1f µs per run (mul_mm_id %.1f + map0 %.1f + dispatch %.1f), %.2f TFLOPS\n",
@@ -82,10 +83,7 @@ func WriteResult(w io.Writer, r *sim.Result) error {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  DRAM traffic      %.3g bytes (weights read first by their threadgroup, activations' cache misses, stores)\n", r.DRAMBytes)
 	fmt.Fprintln(w, "  counters (first routing draw):")
-	if err := WriteCounters(w, r.Counters); err != nil {
-		return err
-	}
-	return WriteRates(w, r.Sim, r.KernelUs*float64(r.Draws), r.KernelCycles*float64(r.Draws))
+	return WriteCounters(w, r.Counters)
 }
 
 // WriteRates prints what a simulation cost, like GPGPU-Sim's closing lines:

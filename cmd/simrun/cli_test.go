@@ -220,6 +220,29 @@ func TestValidateOutputDeterministic(t *testing.T) {
 	}
 }
 
+// TestHeadlineOutputDeterministic: the main job's standard output (text, every
+// calibration row, four draws) is the same bytes at GOMAXPROCS 1 and 4; its
+// rate line, which holds wall-clock figures, goes to standard error.
+func TestHeadlineOutputDeterministic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the headline twice")
+	}
+	prev := runtime.GOMAXPROCS(1)
+	code1, out1, err1 := runCLI()
+	runtime.GOMAXPROCS(4)
+	code2, out2, err2 := runCLI()
+	runtime.GOMAXPROCS(prev)
+	if code1 != exitOK || code2 != exitOK {
+		t.Fatalf("exit %d/%d: %s %s", code1, code2, err1, err2)
+	}
+	if out1 != out2 {
+		t.Fatal("the headline's standard output differs between GOMAXPROCS 1 and 4")
+	}
+	if strings.Contains(out1, " s wall") || !strings.Contains(err1, " s wall") {
+		t.Errorf("the rate line should be on standard error only: stdout has it %v, stderr %q", strings.Contains(out1, " s wall"), err1)
+	}
+}
+
 // TestDocsCurrent regenerates the committed generated docs and compares.
 func TestDocsCurrent(t *testing.T) {
 	if testing.Short() {

@@ -164,6 +164,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "compare", err)
 	}
+	sf.writeRates(stderr)
 	return exitOK
 }
 

@@ -137,6 +137,7 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", out)
 	}
+	sf.writeRates(stderr)
 	return exitOK
 }
 

@@ -3,11 +3,14 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"strings"
+	"time"
 
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
+	"github.com/metalsim/metalsim/trace"
 )
 
 // shapeFlags describe the expert matmul (without n) for sweep and compare.
@@ -186,6 +189,10 @@ type simFlags struct {
 	engine string
 	draws  int
 	seed   uint64
+	// what the command's runs simulated since options() was called, for
+	// its closing rate line (writeRates)
+	totals sim.Totals
+	start  time.Time
 }
 
 func (f *simFlags) register(fs *flag.FlagSet) {
@@ -205,7 +212,17 @@ func (f *simFlags) options() (sim.Options, error) {
 	if f.seed == 0 {
 		return sim.Options{}, fmt.Errorf("--seed = 0: must be positive")
 	}
-	return sim.Options{Engine: e, Draws: f.draws, Seed: f.seed}, nil
+	f.start = time.Now()
+	return sim.Options{Engine: e, Draws: f.draws, Seed: f.seed, Totals: &f.totals}, nil
+}
+
+// writeRates prints the closing rate line of the command's runs (GPGPU-Sim's
+// simulation rates: trace.WriteRates) on stderr: it holds wall-clock figures,
+// and stdout, the results, is byte-identical from run to run.
+func (f *simFlags) writeRates(stderr io.Writer) {
+	st, us, cycles := f.totals.Read()
+	st.Wall = time.Since(f.start)
+	_ = trace.WriteRates(stderr, st, us, cycles) // a failed write to stderr has nowhere to be reported
 }
 
 // checkGivenNotEmpty reports the first flag among names that was given an

@@ -3,11 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/metalsim/metalsim/hw"
 	"github.com/metalsim/metalsim/sim"
-	"github.com/metalsim/metalsim/trace"
 )
 
 func runHeadline(args []string, stdout, stderr io.Writer) int {
@@ -24,7 +22,6 @@ func runHeadline(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "headline", err)
 	}
-	start := time.Now()
 	rows, err := hw.CalibrationRows()
 	if err != nil {
 		return fail(stderr, "headline", err)
@@ -42,28 +39,8 @@ func runHeadline(args []string, stdout, stderr io.Writer) int {
 	if err := rep.WriteComparison(stdout); err != nil {
 		return fail(stderr, "headline", err)
 	}
-	fmt.Fprintln(stdout)
-	return okOr(stderr, writeReportRates(stdout, rep, start))
-}
-
-// writeReportRates prints the rate line of a validation run that started at
-// start: every prediction counted once (rows with the same problem share one).
-func writeReportRates(w io.Writer, rep *hw.Report, start time.Time) error {
-	var st sim.SimStats
-	var simUs, simCycles float64
-	seen := map[*sim.Result]bool{}
-	for _, r := range rep.Rows {
-		if r.Result == nil || seen[r.Result] {
-			continue
-		}
-		seen[r.Result] = true
-		st.Instructions += r.Result.Sim.Instructions
-		st.Represented += r.Result.Sim.Represented
-		simUs += r.Result.KernelUs * float64(r.Result.Draws)
-		simCycles += r.Result.KernelCycles * float64(r.Result.Draws)
-	}
-	st.Wall = time.Since(start)
-	return trace.WriteRates(w, st, simUs, simCycles)
+	sf.writeRates(stderr)
+	return exitOK
 }
 
 func okOr(stderr io.Writer, err error) int {

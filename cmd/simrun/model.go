@@ -193,7 +193,11 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 			chip.Name, k.Path, k.Name, r.Name(), opt.Draws, opt.Seed, opt.Engine)
 		err = writeModelText(stdout, rows)
 	}
-	return okOr(stderr, err)
+	if err != nil {
+		return okOr(stderr, err)
+	}
+	sf.writeRates(stderr)
+	return exitOK
 }
 
 // loadModel reads a preset or a GGUF file.

@@ -67,5 +67,6 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  note              llama.cpp runs kernel_mul_mv_id when n < 32 or k < 64: predicted %.1f µs per run (limiter %s); the variant does not apply to it (simrun validate times what llama.cpp runs)\n",
 			mv.TotalUs, mv.Limiter)
 	}
+	sf.writeRates(stderr)
 	return exitOK
 }

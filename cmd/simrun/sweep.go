@@ -744,6 +744,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun sweep: %d of %d points failed (error column); first: %s\n", failed, len(idx), firstErr)
 		return exitFailed
 	}
+	sf.writeRates(stderr)
 	return exitOK
 }
 

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/metalsim/metalsim/isa"
 	"github.com/metalsim/metalsim/sim"
@@ -139,6 +140,7 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "trace", err)
 	}
+	t0 := time.Now()
 	res, err := sim.NewSimulator().TraceRun(p, k, chip, *seed, rec)
 	if err != nil {
 		return fail(stderr, "trace", flagError(err)) // the plan checks k against the tile
@@ -181,6 +183,10 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun trace: the cap of %d events was hit at %.1f µs: the trace ends there; narrow --window or --cores, or raise --max-events\n",
 			tl.MaxEvents, tl.Us(tl.TruncatedAt))
 	}
+	// the closing rate line (stderr: wall-clock figures); a trace issues
+	// every instruction it times, up to where its window ends the run
+	st := sim.SimStats{Instructions: res.Instructions, Represented: res.Instructions, Wall: time.Since(t0)}
+	_ = trace.WriteRates(stderr, st, res.Us, res.Cycles)
 	return exitOK
 }
 

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/metalsim/metalsim/hw"
 	"github.com/metalsim/metalsim/sim"
@@ -133,7 +132,6 @@ func (f *measureFlags) cases(rows []hw.Row) ([]hw.Case, error) {
 }
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
-	start := time.Now()
 	fs := newFlags("validate", "Predict every row of measurement files (calibration TSVs, test-backend-ops perf logs or their\n"+
 		"--output sql form; none: the embedded calibration sets) and print measured vs predicted µs and\n"+
 		"error per row, variant-vs-baseline deltas, then MAPE, WMAPE, max error and R² of log times.\n"+
@@ -193,13 +191,11 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 			err = rep.WriteAccuracyDoc(stdout, "go run ./cmd/simrun validate "+strings.Join(quoteArgs(args), " "), chips)
 		}
 	default:
-		if err = rep.WriteText(stdout); err == nil {
-			fmt.Fprintln(stdout)
-			err = writeReportRates(stdout, rep, start)
-		}
+		err = rep.WriteText(stdout)
 	}
 	if err != nil {
 		return fail(stderr, "validate", err)
 	}
+	sf.writeRates(stderr)
 	return exitOK
 }
