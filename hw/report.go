@@ -43,7 +43,7 @@ func (p PairResult) shape() (string, int) {
 // WriteText prints the report as aligned tables: rows, pairs, summaries.
 func (rep *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "chip\tpath\tshape\tn\tvariant\tmeasured µs\tpredicted µs\terror %\tlimiter")
+	fmt.Fprintln(tw, "chip\tpath\tkernel\tshape\tn\tvariant\tmeasured µs\tpredicted µs\terror %\tlimiter")
 	for _, r := range rep.Rows {
 		n, _ := r.Row.Params.Get("n")
 		meas := "-"
@@ -54,11 +54,11 @@ func (rep *Report) WriteText(w io.Writer) error {
 		}
 		switch {
 		case !r.Modelled:
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\tnot modelled\t\t%s\n", chipName(r), r.Path, shape(r), n, r.Variant.Name, meas, r.Reason)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\tnot modelled\t\t%s\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.Reason)
 		case r.Row.HasTime:
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%+.1f\t%s\n", chipName(r), r.Path, shape(r), n, r.Variant.Name, meas, r.PredictedUs, r.ErrorPct, short(r.Result.Limiter))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%+.1f\t%s\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.PredictedUs, r.ErrorPct, short(r.Result.Limiter))
 		default:
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t\t%s\n", chipName(r), r.Path, shape(r), n, r.Variant.Name, meas, r.Result.TotalUs, short(r.Result.Limiter))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t\t%s\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.Result.TotalUs, short(r.Result.Limiter))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -87,6 +87,9 @@ func (rep *Report) WriteText(w io.Writer) error {
 func (s Summary) line() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d rows, %d modelled", s.Rows, s.Modelled)
+	if s.Relative > 0 {
+		fmt.Fprintf(&b, " (%d more compared by their delta only)", s.Relative)
+	}
 	if s.NotModelled > 0 {
 		fmt.Fprintf(&b, " (%d not modelled, listed with the reason)", s.NotModelled)
 	}
@@ -150,6 +153,7 @@ type jsonPair struct {
 type jsonSummary struct {
 	Rows        int      `json:"rows"`
 	Modelled    int      `json:"modelled"`
+	Relative    int      `json:"relative"`
 	NotModelled int      `json:"not_modelled"`
 	MAPE        *float64 `json:"mape_pct"`
 	WMAPE       *float64 `json:"wmape_pct"`
@@ -169,7 +173,7 @@ func num(v float64) *float64 {
 }
 
 func (s Summary) json() jsonSummary {
-	j := jsonSummary{Rows: s.Rows, Modelled: s.Modelled, NotModelled: s.NotModelled, Pairs: s.Pairs}
+	j := jsonSummary{Rows: s.Rows, Modelled: s.Modelled, Relative: s.Relative, NotModelled: s.NotModelled, Pairs: s.Pairs}
 	if s.Modelled > 0 {
 		j.MAPE, j.WMAPE, j.MaxErrPct, j.R2Log = num(s.MAPE), num(s.WMAPE), num(s.MaxErrPct), num(s.R2Log)
 	}
@@ -200,8 +204,13 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 		if r.Row.HasTime {
 			jr.MeasuredUs = num(r.MeasuredUs)
 		}
-		if r.Modelled && r.Row.HasTime {
+		switch {
+		case r.Modelled && r.Row.HasTime:
 			jr.PredictedUs, jr.ErrorPct = num(r.PredictedUs), num(r.ErrorPct)
+		case r.Modelled:
+			// a relative row: its prediction (as the text shows it), compared
+			// only through its pair's delta
+			jr.PredictedUs = num(r.Result.TotalUs)
 		}
 		if r.Result != nil {
 			jr.Limiter, jr.TGsPerCore = r.Result.Limiter, r.Result.Occupancy.TGsPerCore
@@ -229,8 +238,8 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 
 // WriteMarkdown prints the report as Markdown tables (docs/accuracy.md).
 func (rep *Report) WriteMarkdown(w io.Writer) error {
-	fmt.Fprintln(w, "| chip | path | shape | n | variant | measured µs | predicted µs | error % | limiter |")
-	fmt.Fprintln(w, "|---|---|---|---:|---|---:|---:|---:|---|")
+	fmt.Fprintln(w, "| chip | path | kernel | shape | n | variant | measured µs | predicted µs | error % | limiter |")
+	fmt.Fprintln(w, "|---|---|---|---|---:|---|---:|---:|---:|---|")
 	for _, r := range rep.Rows {
 		n, _ := r.Row.Params.Get("n")
 		meas := "–"
@@ -239,11 +248,11 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 		}
 		switch {
 		case !r.Modelled:
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | not modelled | | %s |\n", chipName(r), r.Path, shape(r), n, r.Variant.Name, meas, r.Reason)
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | not modelled | | %s |\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.Reason)
 		case r.Row.HasTime:
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %.1f | %+.1f | %s |\n", chipName(r), r.Path, shape(r), n, r.Variant.Name, meas, r.PredictedUs, r.ErrorPct, short(r.Result.Limiter))
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %.1f | %+.1f | %s |\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.PredictedUs, r.ErrorPct, short(r.Result.Limiter))
 		default:
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %.1f | | %s |\n", chipName(r), r.Path, shape(r), n, r.Variant.Name, meas, r.Result.TotalUs, short(r.Result.Limiter))
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %.1f | | %s |\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.Result.TotalUs, short(r.Result.Limiter))
 		}
 	}
 	if len(rep.Pairs) > 0 {
@@ -260,7 +269,15 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintln(w, "| chip / path | rows | modelled | MAPE % | WMAPE % | max % | R²(log) | deltas | mean Δ err pp | max Δ err pp |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	line := func(name string, s Summary) {
-		fmt.Fprintf(w, "| %s | %d | %d | %.2f | %.2f | %.2f | %.4f | %d | %.2f | %.2f |\n", name, s.Rows, s.Modelled, s.MAPE, s.WMAPE, s.MaxErrPct, s.R2Log, s.Pairs, s.MeanDeltaPP, s.MaxDeltaPP)
+		// figures over no rows (or no pairs) are not zero errors: "–"
+		abs, del := "– | – | – | –", "– | –"
+		if s.Modelled > 0 {
+			abs = fmt.Sprintf("%.2f | %.2f | %.2f | %.4f", s.MAPE, s.WMAPE, s.MaxErrPct, s.R2Log)
+		}
+		if s.Pairs > 0 {
+			del = fmt.Sprintf("%.2f | %.2f", s.MeanDeltaPP, s.MaxDeltaPP)
+		}
+		fmt.Fprintf(w, "| %s | %d | %d | %s | %d | %s |\n", name, s.Rows, s.Modelled, abs, s.Pairs, del)
 	}
 	for _, cs := range rep.PerChip {
 		line(cs.Chip+" / "+cs.Path.String(), cs.Summary)
@@ -274,7 +291,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 // the delta, skipped half-tiles, occupancy and limiter.
 func (rep *Report) WriteComparison(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "chip\tpath\tn\tupstream µs\tpredicted\terr %\thalftile µs\tpredicted\terr %\tΔ measured %\tΔ predicted %\thalf-tiles skipped\tTGs/core\tlimiter (upstream / halftile)\t")
+	fmt.Fprintln(tw, "chip\tpath\tkernel\tn\tupstream µs\tpredicted\terr %\thalftile µs\tpredicted\terr %\tΔ measured %\tΔ predicted %\thalf-tiles skipped\tTGs/core\tlimiter (upstream / halftile)\t")
 	for _, p := range rep.Pairs {
 		var up, va *RowResult
 		for i := range rep.Rows {
@@ -292,8 +309,8 @@ func (rep *Report) WriteComparison(w io.Writer) error {
 		if up == nil || va == nil {
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.1f\t%+.1f\t%.1f\t%.1f\t%+.1f\t%+.1f\t%+.1f\t%d\t%d (%s)\t%s / %s\t\n",
-			p.Chip, p.Path, max(p.Problem.Tokens, p.Dense.N), up.MeasuredUs, up.PredictedUs, up.ErrorPct, va.MeasuredUs, va.PredictedUs, va.ErrorPct,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f\t%.1f\t%+.1f\t%.1f\t%.1f\t%+.1f\t%+.1f\t%+.1f\t%d\t%d (%s)\t%s / %s\t\n",
+			p.Chip, p.Path, p.Kernel, max(p.Problem.Tokens, p.Dense.N), up.MeasuredUs, up.PredictedUs, up.ErrorPct, va.MeasuredUs, va.PredictedUs, va.ErrorPct,
 			p.MeasuredDeltaPct, p.PredictedDeltaPct, va.Result.Counters.Skipped.HalfTiles,
 			va.Result.Occupancy.TGsPerCore, va.Result.Occupancy.Limiter, short(up.Result.Limiter), short(va.Result.Limiter))
 	}
@@ -311,4 +328,12 @@ func (rep *Report) WriteComparison(w io.Writer) error {
 		fmt.Fprintf(w, "%s/%s: %s\n", cs.Chip, cs.Path, cs.Summary.line())
 	}
 	return nil
+}
+
+// kernelName is the Metal kernel a row ran ("–" for a row without a chip).
+func kernelName(r RowResult) string {
+	if r.Kernel == "" {
+		return "–"
+	}
+	return r.Kernel
 }

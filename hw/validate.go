@@ -42,6 +42,7 @@ type PairResult struct {
 type Summary struct {
 	Rows        int     // rows read
 	Modelled    int     // absolute rows with a prediction
+	Relative    int     // relative rows (a measured delta only) with a prediction
 	NotModelled int     // rows listed with a reason instead
 	MAPE        float64 // mean |error| %
 	WMAPE       float64 // Σ|pred - meas| / Σ meas, %
@@ -225,6 +226,7 @@ func summarize(rows []RowResult, prs []PairResult) Summary {
 			continue
 		}
 		if !r.Row.HasTime {
+			s.Relative++
 			continue
 		}
 		s.Modelled++

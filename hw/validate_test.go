@@ -159,8 +159,16 @@ func TestValidateRelativeRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Pairs) != 1 || rep.Pairs[0].MeasuredDeltaPct != -3 || rep.Summary.Modelled != 0 {
+	if len(rep.Pairs) != 1 || rep.Pairs[0].MeasuredDeltaPct != -3 || rep.Summary.Modelled != 0 || rep.Summary.Relative != 1 {
 		t.Fatalf("relative row: pairs %+v summary %+v", rep.Pairs, rep.Summary)
+	}
+	// the JSON shows the row's prediction, as the text does, and counts it
+	var out strings.Builder
+	if err := rep.WriteJSON(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"relative": 1`) || strings.Contains(out.String(), `"predicted_us": null`) {
+		t.Errorf("relative row in JSON: want its predicted_us and summary.relative 1:\n%s", out.String())
 	}
 	if cases[0].Path.String() != "tensor" {
 		t.Errorf("M5 without gpu_path: path %s, want the chip's default tensor", cases[0].Path)
@@ -289,6 +297,33 @@ func TestAccuracyByKernel(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in\n%s", want, out)
 		}
+	}
+}
+
+// TestGoalsOnMulMMIDRows: docs/accuracy.md's goal table holds only the rows
+// llama.cpp runs with mul_mm_id; a mul_mv_id row and its pair are left out.
+func TestGoalsOnMulMMIDRows(t *testing.T) {
+	chip, err := sim.LookupChip("M1 Pro 16-core GPU")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := func(kernel string, errPct float64) RowResult {
+		var r RowResult
+		r.Chip, r.Kernel, r.Modelled, r.Row.HasTime, r.ErrorPct = chip, kernel, true, true, errPct
+		r.MeasuredUs, r.PredictedUs, r.Result = 100, 100+errPct, &sim.Result{}
+		return r
+	}
+	rep := &Report{
+		Rows:  []RowResult{row(KernelMulMMID, 1), row(KernelMulMMID, -1), row(KernelMulMVID, 30)},
+		Pairs: []PairResult{{Chip: chip.Name, Kernel: KernelMulMVID, ErrorPP: 20}},
+	}
+	var b strings.Builder
+	if err := rep.WriteAccuracyDoc(&b, "test", nil); err != nil {
+		t.Fatal(err)
+	}
+	want := "| M1 Pro 16-core GPU / simdgroup | 2 | 1.00 | ≤ 2 | 1.00 | "
+	if !strings.Contains(b.String(), want) || !strings.Contains(b.String(), "| 0 | – | ± 1.5 | yes |") {
+		t.Errorf("goal table: want the two mul_mm_id rows only (%q) and no pairs, met:\n%s", want, b.String())
 	}
 }
 
