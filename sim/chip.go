@@ -21,15 +21,51 @@ import (
 	"github.com/metalsim/metalsim/tile"
 )
 
-// Param is one chip number with where it came from: a source key of
-// ../shared/docs/apple-gpu.md (e.g. "PT-MB", with the evidence class M/D/C/E in
-// Evidence), or "calibrated" with the measurement file and the command that
-// fitted it in Note.
+// Param is one chip number with where it came from (SourceKeys): a source key
+// of ../shared/docs/apple-gpu.md (e.g. "PT-MB", with the evidence class M/D/C/E
+// in Evidence), a section of it for a figure it gives without a key ("apple-gpu.md
+// §1"), or "calibrated" with the measurement file and the command that fitted
+// it in Note.
 type Param struct {
 	Value    float64 `json:"value"`
 	Source   string  `json:"source"`
 	Evidence string  `json:"evidence,omitempty"` // D documented, M measured, C code, E estimate, F fitted
 	Note     string  `json:"note,omitempty"`
+}
+
+// SourceKeys are the source tags of ../shared/docs/apple-gpu.md §0, which chip
+// numbers cite. Besides them a number may cite "apple-gpu.md §N" (a figure the
+// document gives without a tag, such as Apple's spec-sheet core counts in its
+// per-chip table), "calibrated" (fitted on measurements: the note names the
+// file and command), "calibrated:CHIP" (taken from a calibrated chip,
+// calibration_from) or "what-if" (changed for an experiment: the note says what).
+var SourceKeys = []string{"PT-MB", "PT-GI", "PT-MFA", "DJ", "MESA", "AGXF", "TZ", "GGML", "LCPP-PR", "MLX", "CNC",
+	"RIGEL", "AAPL-FT", "AAPL-M3TT", "AAPL-M5TT", "AAPL-NEWS", "MPPH", "EL", "RDT", "HMC"}
+
+// evidenceClasses are the evidence classes of apple-gpu.md (and F, fitted).
+var evidenceClasses = []string{"D", "M", "C", "E", "F"}
+
+// checkSource reports what is wrong with a number's source and evidence, or "".
+func checkSource(p *Param) string {
+	s := p.Source
+	switch {
+	case slices.Contains(SourceKeys, s):
+	case strings.HasPrefix(s, "apple-gpu.md §") && len(s) > len("apple-gpu.md §"):
+	case s == "calibrated" || s == "what-if":
+		if strings.TrimSpace(p.Note) == "" {
+			return fmt.Sprintf("source %q needs a note (%s)", s, map[string]string{
+				"calibrated": "the measurement file and the command that fitted it",
+				"what-if":    "what was changed, from which chip"}[s])
+		}
+	case strings.HasPrefix(s, "calibrated:") && len(s) > len("calibrated:"):
+	default:
+		return fmt.Sprintf("source %q: must be a key of apple-gpu.md (%s), \"apple-gpu.md §N\", \"calibrated\", \"calibrated:CHIP\" or \"what-if\"",
+			s, strings.Join(SourceKeys, ", "))
+	}
+	if p.Evidence != "" && !slices.Contains(evidenceClasses, p.Evidence) {
+		return fmt.Sprintf("evidence %q: must be one of %s", p.Evidence, strings.Join(evidenceClasses, ", "))
+	}
+	return ""
 }
 
 // ClassCost is the timing of one instruction class on a chip: the pipe it
@@ -420,6 +456,8 @@ func (c *Chip) Validate() error {
 		switch {
 		case p.Source == "":
 			errs = append(errs, fmt.Errorf("%s: missing (every number needs a value and a source)", field))
+		case checkSource(p) != "":
+			errs = append(errs, fmt.Errorf("%s: %s", field, checkSource(p)))
 		case math.IsNaN(p.Value) || p.Value < lo || p.Value > hi:
 			errs = append(errs, fmt.Errorf("%s = %g: must be in [%g, %g]", field, p.Value, lo, hi))
 		case integer && p.Value != math.Trunc(p.Value):

@@ -464,8 +464,18 @@ func TestChipFileErrors(t *testing.T) {
 		want string
 	}{
 		{func(s string) string {
-			return strings.Replace(s, `"cores": {"value": 16, "source": "AAPL-NEWS", "evidence": "D"},`, "", 1)
+			return strings.Replace(s, `"cores": {"value": 16, "source": "apple-gpu.md §1", "evidence": "D"},`, "", 1)
 		}, "cores: missing"},
+		// a source is a key of apple-gpu.md (or one of the forms SourceKeys names)
+		{func(s string) string {
+			return strings.Replace(s, `"cores": {"value": 16, "source": "apple-gpu.md §1"`, `"cores": {"value": 16, "source": "NOSUCH"`, 1)
+		}, `cores: source "NOSUCH": must be a key of apple-gpu.md`},
+		{func(s string) string {
+			return strings.Replace(s, `"cores": {"value": 16, "source": "apple-gpu.md §1", "evidence": "D"`, `"cores": {"value": 16, "source": "PT-MB", "evidence": "X"`, 1)
+		}, `cores: evidence "X": must be one of D, M, C, E, F`},
+		{func(s string) string {
+			return strings.Replace(s, `"cores": {"value": 16, "source": "apple-gpu.md §1", "evidence": "D"`, `"cores": {"value": 16, "source": "calibrated", "evidence": "F"`, 1)
+		}, `cores: source "calibrated" needs a note`},
 		{func(s string) string { return strings.Replace(s, `"cores": {"value": 16,`, `"cores": {"value": 0,`, 1) }, "cores = 0: must be in [1, 256]"},
 		{func(s string) string {
 			return strings.Replace(s, `"family": "apple7",`, `"family": "apple7", "warp": 3,`, 1)
