@@ -79,7 +79,8 @@ func (rep *Report) WriteAccuracyDoc(w io.Writer, command string, chips []*sim.Ch
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "## Fitted parameters")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Only parameters without a published figure are fitted, at most a third as many as a chip's rows.")
+	fmt.Fprintln(w, "Fitted are parameters without a published figure and, on the M1 Pro, the DRAM bandwidth, where the rows")
+	fmt.Fprintln(w, "override apple-gpu.md's estimate (docs/model.md); at most a third as many as a chip's rows.")
 	fmt.Fprintln(w, "Everything else comes from `../shared/docs/apple-gpu.md` with its source key (see `simrun chips --show NAME`")
 	fmt.Fprintln(w, "and docs/model.md). Values in the chip files are whole cycles where the model counts whole cycles.")
 	fmt.Fprintln(w)
@@ -96,6 +97,7 @@ func (rep *Report) WriteAccuracyDoc(w io.Writer, command string, chips []*sim.Ch
 			fmt.Fprintf(w, "| %s | `%s` | %g | %.4g | %d (%s) | %.2f | `%s` |\n", c.Name, p.Name, p.Start, p.Value, cal.Rows, strings.Join(cal.Files, ", "), cal.MAPE, cal.Command)
 		}
 	}
+	writeMeasuredChoices(w, sorted)
 	var derived []string
 	for _, c := range sorted {
 		if c.CalibrationFrom != "" {
@@ -120,6 +122,38 @@ func (rep *Report) WriteAccuracyDoc(w io.Writer, command string, chips []*sim.Ch
 		fmt.Fprintln(w, "Every row is modelled.")
 	}
 	return nil
+}
+
+// measuredChoices are chip numbers set from the calibration rows within a
+// documented range, without a fit: apple-gpu.md has no figure for them, or
+// lists them among the unknowns to calibrate.
+var measuredChoices = []struct{ chip, param, why, check string }{
+	{"M5 10-core GPU", "tg_memory_bytes_per_clk",
+		"apple-gpu.md has no M5 figure (§9: unknown, estimated as the M1's ~64 B/clk; §11 lists it among the unknowns to calibrate); " +
+			"PT-MB's 2023 estimate of 16–32 banks of 2–4 B spans 32–128. At 64 the tensor path cannot move its ~18 KB of threadgroup " +
+			"traffic per threadgroup k-step as fast as the rows were measured; 128 is the next power of two (the model's port times " +
+			"are exact for powers of two). The three fitted M5 parameters were fitted with it",
+		"go run ./cmd/simrun validate --chip-file docs/chips/m5-10c-tg64.json hw/calibration/m5-10c-tensor-q4_0.tsv"},
+}
+
+// writeMeasuredChoices lists measuredChoices with their values in chips.
+func writeMeasuredChoices(w io.Writer, chips []*sim.Chip) {
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Set from the measurements within a documented range, not fitted (docs/model.md, \"Where a measurement")
+	fmt.Fprintln(w, "overrides a document\"):")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| chip | parameter | value | why | the alternative, re-run with |")
+	fmt.Fprintln(w, "|---|---|---:|---|---|")
+	for _, m := range measuredChoices {
+		for _, c := range chips {
+			if c.Name != m.chip {
+				continue
+			}
+			if p, err := c.Param(m.param); err == nil {
+				fmt.Fprintf(w, "| %s | `%s` | %g | %s | `%s` |\n", m.chip, m.param, p.Value, m.why, m.check)
+			}
+		}
+	}
 }
 
 // docKernels are the kernels a test-backend-ops log can run, in the order the

@@ -641,3 +641,17 @@ func TestMatVecTrafficSameOnBothEngines(t *testing.T) {
 	checkSameTraffic(t, "mul_mv_id", mv[0], mv[1])
 	checkSameTraffic(t, "mul_mm", mm[0], mm[1])
 }
+
+// TestDocChipFilesLoad: the what-if chip files the docs run (docs/chips) load
+// and validate, as a user's --chip FILE.json would.
+func TestDocChipFilesLoad(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "docs", "chips", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("docs/chips: %v (%d files)", err, len(files))
+	}
+	for _, f := range files {
+		if _, err := sim.LoadChipFile(f); err != nil {
+			t.Error(err)
+		}
+	}
+}
