@@ -31,6 +31,7 @@ type Case struct {
 	Baseline tile.Variant // relative rows: the variant the delta is against
 	Modelled bool
 	Reason   string // why the row is not modelled
+	Note     string // what a modelled row's prediction assumes beyond what llama.cpp does
 }
 
 // MatchOptions fill in what a row does not say.
@@ -205,6 +206,7 @@ func matchMulMatID(c Case) (Case, error) {
 		c.Reason = fmt.Sprintf("k = %d is not a multiple of nk = %d: the bounds-checked K tail is not modelled", prob.K, c.Variant.NK)
 		return c, nil
 	}
+	c.Note = tile.Map0Missing(prob.Used)
 	c.Modelled = true
 	return c, nil
 }

@@ -76,12 +76,29 @@ func (rep *Report) WriteText(w io.Writer) error {
 			return err
 		}
 	}
+	rep.writeNotes(w)
 	fmt.Fprintln(w)
 	for _, cs := range rep.PerChip {
 		fmt.Fprintf(w, "%s/%s: %s\n", cs.Chip, cs.Path, cs.Summary.line())
 	}
 	fmt.Fprintf(w, "all: %s\n", rep.Summary.line())
 	return nil
+}
+
+// writeNotes lists what modelled rows' predictions assume beyond what
+// llama.cpp does (Case.Note), by source line.
+func (rep *Report) writeNotes(w io.Writer) {
+	first := true
+	for _, r := range rep.Rows {
+		if r.Note == "" {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w, "\nnotes:")
+			first = false
+		}
+		fmt.Fprintf(w, "  %s:%d: %s\n", r.Row.Source, r.Row.Line, r.Note)
+	}
 }
 
 func (s Summary) line() string {
@@ -128,6 +145,7 @@ type jsonRow struct {
 	ErrorPct    *float64 `json:"error_pct"`
 	Modelled    bool     `json:"modelled"`
 	Reason      string   `json:"reason,omitempty"`
+	Note        string   `json:"note,omitempty"`
 	Limiter     string   `json:"limiter,omitempty"`
 	TGsPerCore  int      `json:"tgs_per_core,omitempty"`
 	Source      string   `json:"source"`
@@ -196,7 +214,7 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 		geti := func(k string) int { v, _ := p.Int(k); return v }
 		ta, _ := p.String("type_a")
 		jr := jsonRow{Chip: chipName(r), GPUPath: r.Path.String(), Op: r.Row.Op, Kernel: r.Kernel, M: geti("m"), K: geti("k"), N: geti("n"),
-			TypeA: ta, Variant: r.Variant.Name, Modelled: r.Modelled, Reason: r.Reason, Source: r.Row.Source, Line: r.Row.Line}
+			TypeA: ta, Variant: r.Variant.Name, Modelled: r.Modelled, Reason: r.Reason, Note: r.Note, Source: r.Row.Source, Line: r.Row.Line}
 		if p.Has("n_mats") {
 			e, u := geti("n_mats"), geti("n_used")
 			jr.NExperts, jr.NUsed = &e, &u

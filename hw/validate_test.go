@@ -353,3 +353,22 @@ func TestMap0LimitIsNotModelled(t *testing.T) {
 		t.Errorf("the other row: summary %+v, predicted %v", rep.Summary, rep.Rows[1].PredictedUs)
 	}
 }
+
+// TestMatchNotesMissingMap0: a mul_mm_id row whose n_used llama.cpp has no
+// map0 kernel for is timed with a note saying so; others carry none.
+func TestMatchNotesMissingMap0(t *testing.T) {
+	tsv := "# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tvariant\tus_per_run\n" +
+		"M1 Pro 16-core GPU\tMUL_MAT_ID\tq4_0\tf32\t32\t3\t256\t512\t64\tupstream\t100\n" +
+		"M1 Pro 16-core GPU\tMUL_MAT_ID\tq4_0\tf32\t32\t4\t256\t512\t64\tupstream\t100\n"
+	rows, err := ParseTSV(strings.NewReader(tsv), "used.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := Match(rows, MatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cases[0].Modelled || !strings.Contains(cases[0].Note, "n_used = 3") || cases[1].Note != "" {
+		t.Errorf("notes: n_used 3 %q (modelled %v), n_used 4 %q", cases[0].Note, cases[0].Modelled, cases[1].Note)
+	}
+}

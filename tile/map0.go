@@ -15,6 +15,15 @@ var Map0Used = []int{1, 2, 4, 5, 6, 8, 10, 16, 22}
 // Map0Instantiated reports whether llama.cpp has a map0 kernel for n_used.
 func Map0Instantiated(used int) bool { return slices.Contains(Map0Used, used) }
 
+// Map0Missing says, for an n_used llama.cpp has no map0 kernel for, that a
+// prediction times one as if it existed ("" when it has one).
+func Map0Missing(used int) string {
+	if Map0Instantiated(used) {
+		return ""
+	}
+	return fmt.Sprintf("llama.cpp instantiates map0 only for n_used in %v (kernel-facts 2.3): with n_used = %d it finds no kernel; timed as if one existed", Map0Used, used)
+}
+
 // Map0Program is the timing program of kernel_mul_mm_id_map0 (kernel-facts 4.1):
 // one threadgroup of n_mats threads (thread = expert) builds the routing map in
 // chunks of n_mats tokens. Per chunk each thread stages one token's n_used ids

@@ -55,8 +55,8 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	if why := k.WrongB(k.Path); why != "" {
 		fmt.Fprintf(stdout, "  note              %s\n", why)
 	}
-	if !tile.Map0Instantiated(p.Used) {
-		fmt.Fprintf(stdout, "  note              llama.cpp instantiates map0 only for n_used in %v (kernel-facts 2.3): with n_used = %d it finds no kernel; this times one as if it existed\n", tile.Map0Used, p.Used)
+	if why := tile.Map0Missing(p.Used); why != "" {
+		fmt.Fprintf(stdout, "  note              %s\n", why)
 	}
 	if p.UsesMulMV() {
 		// llama.cpp would not run mul_mm_id here (KF 2.2): say what it runs
