@@ -95,10 +95,12 @@ func withinOneEdit(a, b string) bool {
 // header line that starts with "#" (the first "#" line holding a tab; earlier
 // "#" lines without a tab are comments). Columns may come in any order and
 // unknown columns are ignored, except one whose name is a near miss of a
-// known column ("gpu-path", "Variant", "n_use": the same after lower-casing
-// and mapping '-' and ' ' to '_', or one edit from a known name of three or
-// more letters), which is an error naming both, since a typo would otherwise
-// change results silently.
+// known column the header lacks ("gpu-path", "Variant", "n_use": the same
+// after lower-casing and mapping '-' and ' ' to '_', or one edit from a known
+// name of three or more letters), which is an error naming both, since a typo
+// would otherwise change results silently (a near miss of statistic, which
+// changes no prediction, is a column of its own). Trailing tabs after the
+// last column, in the header or in rows, are ignored.
 // Blank lines and later "#" lines are skipped. A UTF-8 byte-order mark at the
 // start of the file is ignored.
 //
@@ -167,6 +169,10 @@ func (t *tsvParser) line(n int, line string) error {
 
 func (t *tsvParser) setHeader(n int, line string) error {
 	names := strings.Split(strings.TrimPrefix(line, "#"), "\t")
+	// a trailing tab (spreadsheet exports write one) names no column
+	for len(names) > 1 && strings.TrimSpace(names[len(names)-1]) == "" {
+		names = names[:len(names)-1]
+	}
 	t.col = make(map[string]int, len(names))
 	for i, name := range names {
 		name = strings.TrimSpace(name)
@@ -183,7 +189,9 @@ func (t *tsvParser) setHeader(n int, line string) error {
 		if slices.Contains(tsvColumns, name) {
 			continue
 		}
-		if c := nearColumn(name); c != "" {
+		// a near miss of a column the file also has, or of one that does
+		// not change a prediction, is a column of the user's own
+		if c := nearColumn(name); c != "" && !t.has(c) && c != colStatistic {
 			return t.errorf("line %d: column %q is not a known column but is close to %q: rename it to %q, "+
 				"or, if it is a column of your own, to a name less like a known column (a misspelt column is ignored, silently changing the results)",
 				n, name, c, c)
@@ -225,6 +233,10 @@ func cell(cells []string, col map[string]int, c string) string {
 
 func (t *tsvParser) row(n int, line string) {
 	cells := strings.Split(line, "\t")
+	// trailing empty cells past the header's columns (a trailing tab)
+	for len(cells) > len(t.header) && strings.TrimSpace(cells[len(cells)-1]) == "" {
+		cells = cells[:len(cells)-1]
+	}
 	lineErr := func(err error) {
 		t.errs = append(t.errs, &LineError{Source: t.source, Line: n, Text: line, Err: err})
 	}

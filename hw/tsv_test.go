@@ -85,6 +85,39 @@ func TestParseTSVReorderedMatchesOriginal(t *testing.T) {
 	}
 }
 
+// TestParseTSVTrailingTabs: a trailing tab on the header and on rows (as
+// spreadsheet exports write them) names no column and holds no cell.
+func TestParseTSVTrailingTabs(t *testing.T) {
+	orig, err := parseTSVFile(t, "m1pro-16c-simdgroup-q4_0.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile("testdata/m1pro-16c-simdgroup-q4_0.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
+		b.WriteString(line)
+		if strings.Contains(line, "\t") {
+			b.WriteString("\t")
+		}
+		b.WriteString("\n")
+	}
+	rows, err := ParseTSV(strings.NewReader(b.String()), "trailing.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(orig) {
+		t.Fatalf("%d rows, want %d", len(rows), len(orig))
+	}
+	for i := range orig {
+		if a, b := orig[i], rows[i]; !a.Params.Equal(b.Params) || a.Variant != b.Variant || a.USPerRun != b.USPerRun || a.Statistic != b.Statistic {
+			t.Errorf("row %d differs:\n%+v\n%+v", i, a, b)
+		}
+	}
+}
+
 func TestParseTSVRelative(t *testing.T) {
 	rows, err := parseTSVFile(t, "m1pro-relative.tsv")
 	if err != nil {
@@ -256,8 +289,9 @@ func TestParseTSVReadError(t *testing.T) {
 }
 
 // TestParseTSVNearMissColumns: an unknown column that is a near miss of a
-// known one is an error naming both; unrelated extra columns are still
-// ignored.
+// known one the header lacks is an error naming both; unrelated extra columns,
+// near misses of a column the header has and of statistic (which changes no
+// prediction) are ignored.
 func TestParseTSVNearMissColumns(t *testing.T) {
 	const row = "M5\tsimdgroup\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\tupstream\t1118\tx\n"
 	head := func(path, extra string) string {
@@ -268,11 +302,8 @@ func TestParseTSVNearMissColumns(t *testing.T) {
 		{"GPU_Path", "notes", "gpu_path"},
 		{"gpu path", "notes", "gpu_path"},
 		{"gpu_pth", "notes", "gpu_path"},
-		{"gpu_path", "statisitc", "statistic"},
-		{"gpu_path", "us_per_run2", "us_per_run"},
-		{"gpu_path", "ms_per_run", "us_per_run"},
-		{"gpu_path", "Variants", "variant"},
-		{"gpu_path", "M", "m"},
+		{"gpu_path", "baselin", "baseline"},
+		{"gpu_path", "Baseline", "baseline"},
 		{"gpu_path", "O", "o"},
 		{"gpu_path", "Mul", "mul"},
 		{"gpu_path", "mull", "mul"},
@@ -288,7 +319,9 @@ func TestParseTSVNearMissColumns(t *testing.T) {
 			t.Errorf("header with %q: rows %d, error %v; want %q", bad, len(rows), err, want)
 		}
 	}
-	for _, extra := range []string{"notes", "extra", "x", "os", "bs", "ms", "nr", "date", "commit", "machine", "runs", "us_per_run_2", "type_c_note"} {
+	for _, extra := range []string{"notes", "extra", "x", "os", "bs", "ms", "nr", "date", "commit", "machine", "runs", "us_per_run_2", "type_c_note",
+		// near misses of columns the header has, and of statistic
+		"us_per_run2", "ms_per_run", "Variants", "M", "statisitc", "statistics"} {
 		rows, err := ParseTSV(strings.NewReader(head("gpu_path", extra)+row), "c.tsv")
 		if err != nil || len(rows) != 1 {
 			t.Errorf("extra column %q: rows %d, error %v; want it ignored", extra, len(rows), err)

@@ -25,6 +25,7 @@ func TestBadInputFailsEarly(t *testing.T) {
 	oneRow := sweepWriteFile(t, dir, "one.tsv", "# chip\tgpu_path\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tvariant\tus_per_run\n"+
 		"M1 Pro 16-core GPU\tsimdgroup\tMUL_MAT_ID\tq4_0\tf32\t16\t4\t64\t256\t32\tupstream\t100\n")
 	noHash := sweepWriteFile(t, dir, "noHash.tsv", strings.TrimPrefix(readFile(t, oneRow), "# "))
+	empty := sweepWriteFile(t, dir, "empty.tsv", "\n \n")
 	badChip := sweepWriteFile(t, dir, "bad-chip.json", `{"name": "x"}`)
 	chipFile := filepath.Join(dir, "chip.json")
 	if code, out, errb := simrunCmd("chips", "--show", "M1 Pro 14-core GPU"); code != exitOK {
@@ -90,7 +91,8 @@ func TestBadInputFailsEarly(t *testing.T) {
 		{[]string{"occupancy", "--chip", "M5", "--chip-file", chipFile}, "give one"},
 		{[]string{"validate", "--chip", "M5", "--chip-file", chipFile, oneRow}, "give one"},
 		{[]string{"validate", "--chip", "M0", oneRow}, `--chip: unknown chip "M0"`},
-		{[]string{"validate", noHash}, `noHash.tsv: not a calibration TSV (its header line starts with #: "# chip<TAB>gpu_path<TAB>op ...")`},
+		{[]string{"validate", noHash}, `noHash.tsv: its first line has tabs but does not start with #: a calibration TSV's header line is "# " and the column names`},
+		{[]string{"validate", empty}, `empty.tsv: empty file`},
 		{[]string{"chips", "--show", "M0"}, `--show: unknown chip "M0"`},
 		{[]string{"chips", "--show", "M5", "--chip-file", chipFile}, `--show "M5" and --chip-file ` + chipFile + ": give one"},
 		{[]string{"chips", "--chip-file", filepath.Join(dir, "none.json")}, "--chip-file: open"},

@@ -79,8 +79,12 @@ func readMeasurements(files []string, stderr io.Writer) ([]hw.Row, []string, err
 			}
 			rows = append(rows, lg.Rows...)
 		default:
-			if first, _, _ := strings.Cut(strings.TrimSpace(string(data)), "\n"); strings.Contains(first, "\t") {
-				return nil, nil, fmt.Errorf("%s: not a calibration TSV (its header line starts with #: \"# chip<TAB>gpu_path<TAB>op ...\"), a test-backend-ops log or its --output sql form", f)
+			first, _, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
+			switch {
+			case first == "":
+				return nil, nil, fmt.Errorf("%s: empty file (want a calibration TSV, a test-backend-ops log or its --output sql form)", f)
+			case strings.Contains(first, "\t"):
+				return nil, nil, fmt.Errorf("%s: its first line has tabs but does not start with #: a calibration TSV's header line is \"# \" and the column names (\"# chip<TAB>gpu_path<TAB>op ...\"); nor is it a test-backend-ops log or its --output sql form", f)
 			}
 			return nil, nil, fmt.Errorf("%s: not a calibration TSV, a test-backend-ops log or its --output sql form", f)
 		}
