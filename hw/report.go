@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/metalsim/metalsim/sim"
 )
 
 func shape(r RowResult) string {
@@ -43,7 +45,7 @@ func (p PairResult) shape() (string, int) {
 // WriteText prints the report as aligned tables: rows, pairs, summaries.
 func (rep *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "chip\tpath\tkernel\tshape\tn\tvariant\tmeasured µs\tpredicted µs\terror %\tlimiter")
+	fmt.Fprintln(tw, "chip\tpath\tkernel\tshape\tn\tvariant\tmeasured µs\tpredicted µs\terror %\tlimiter\tTGs/core, registers")
 	for _, r := range rep.Rows {
 		n, _ := r.Row.Params.Get("n")
 		meas := "-"
@@ -56,9 +58,9 @@ func (rep *Report) WriteText(w io.Writer) error {
 		case !r.Modelled:
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\tnot modelled\t\t%s\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.Reason)
 		case r.Row.HasTime:
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%+.1f\t%s\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.PredictedUs, r.ErrorPct, short(r.Result.Limiter))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%+.1f\t%s\t%s\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.PredictedUs, r.ErrorPct, short(r.Result.Limiter), occupancy(r.Result))
 		default:
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t\t%s\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.Result.TotalUs, short(r.Result.Limiter))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t\t%s\t%s\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.Result.TotalUs, short(r.Result.Limiter), occupancy(r.Result))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -148,6 +150,8 @@ type jsonRow struct {
 	Note        string   `json:"note,omitempty"`
 	Limiter     string   `json:"limiter,omitempty"`
 	TGsPerCore  int      `json:"tgs_per_core,omitempty"`
+	OccLimiter  string   `json:"occupancy_limiter,omitempty"`
+	Registers   int      `json:"registers_per_thread,omitempty"`
 	Source      string   `json:"source"`
 	Line        int      `json:"line"`
 }
@@ -232,6 +236,7 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 		}
 		if r.Result != nil {
 			jr.Limiter, jr.TGsPerCore = r.Result.Limiter, r.Result.Occupancy.TGsPerCore
+			jr.OccLimiter, jr.Registers = r.Result.Occupancy.Limiter, r.Result.Registers.Total
 		}
 		out.Rows = append(out.Rows, jr)
 	}
@@ -256,8 +261,8 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 
 // WriteMarkdown prints the report as Markdown tables (docs/accuracy.md).
 func (rep *Report) WriteMarkdown(w io.Writer) error {
-	fmt.Fprintln(w, "| chip | path | kernel | shape | n | variant | measured µs | predicted µs | error % | limiter |")
-	fmt.Fprintln(w, "|---|---|---|---|---:|---|---:|---:|---:|---|")
+	fmt.Fprintln(w, "| chip | path | kernel | shape | n | variant | measured µs | predicted µs | error % | limiter | TGs/core, registers |")
+	fmt.Fprintln(w, "|---|---|---|---|---:|---|---:|---:|---:|---|---|")
 	for _, r := range rep.Rows {
 		n, _ := r.Row.Params.Get("n")
 		meas := "–"
@@ -266,11 +271,11 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 		}
 		switch {
 		case !r.Modelled:
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | not modelled | | %s |\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.Reason)
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | not modelled | | %s | |\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.Reason)
 		case r.Row.HasTime:
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %.1f | %+.1f | %s |\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.PredictedUs, r.ErrorPct, short(r.Result.Limiter))
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %.1f | %+.1f | %s | %s |\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.PredictedUs, r.ErrorPct, short(r.Result.Limiter), occupancy(r.Result))
 		default:
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %.1f | | %s |\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.Result.TotalUs, short(r.Result.Limiter))
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %.1f | | %s | %s |\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.Result.TotalUs, short(r.Result.Limiter), occupancy(r.Result))
 		}
 	}
 	if len(rep.Pairs) > 0 {
@@ -346,6 +351,12 @@ func (rep *Report) WriteComparison(w io.Writer) error {
 		fmt.Fprintf(w, "%s/%s: %s\n", cs.Chip, cs.Path, cs.Summary.line())
 	}
 	return nil
+}
+
+// occupancy renders a prediction's residency and registers per thread:
+// "6 (registers), 60 regs".
+func occupancy(r *sim.Result) string {
+	return fmt.Sprintf("%d (%s), %d regs", r.Occupancy.TGsPerCore, r.Occupancy.Limiter, r.Registers.Total)
 }
 
 // kernelName is the Metal kernel a row ran ("–" for a row without a chip).

@@ -91,7 +91,7 @@ func expandDequantA(p *Program, sg int, op Op, out []Inst) []Inst {
 
 func dequantRegs(p *Program, _ Op) Footprint {
 	cost := dequant.ChunkCost(p.Tiling.TypeA, p.Tiling.Strategy)
-	return Footprint{Regs: 16 + cost.Temps, Key: 1}
+	return Footprint{Regs: 16 + cost.Temps, Key: 1, Use: UseDequant}
 }
 
 func expandStoreA(p *Program, sg int, op Op, out []Inst) []Inst {
@@ -144,7 +144,7 @@ func expandLoadB(p *Program, sg int, op Op, out []Inst) []Inst {
 // loadBRegs: a simdgroup issues all its B passes' loads before it stores any
 // (tile.Builder.staging), so each pass holds its own registers.
 func loadBRegs(p *Program, op Op) Footprint {
-	return Footprint{Regs: bWidth(&p.Tiling) / 4, Key: 1<<20 + int(op.N)} // a key no other op uses
+	return Footprint{Regs: bWidth(&p.Tiling) / 4, Key: 1<<20 + int(op.N), Use: UseActivations} // a key no other op uses
 }
 
 func expandConvertB(p *Program, sg int, op Op, out []Inst) []Inst {
@@ -181,7 +181,7 @@ func expandLoadFrag(_ *Program, _ int, _ Op, out []Inst) []Inst {
 
 func fragRegs(_ *Program, op Op) Footprint {
 	// 64 halves over 32 lanes = 2 halves = one 32-bit register.
-	return Footprint{Regs: 1, Key: 100 + int(op.A)}
+	return Footprint{Regs: 1, Key: 100 + int(op.A), Use: UseFragments}
 }
 
 func expandMMA(_ *Program, _ int, _ Op, out []Inst) []Inst {
@@ -233,7 +233,7 @@ func matmulRegs(p *Program, op Op) Footprint {
 	// operand fragments of one chunk: 16x16 half = 4 registers per lane each; the
 	// destination's registers are counted once per descriptor (Registers).
 	_, left, right := matmulShare(mm, p.NSG, 0)
-	return Footprint{Regs: 4 * (left + right), Key: 200 + int(op.A)}
+	return Footprint{Regs: 4 * (left + right), Key: 200 + int(op.A), Use: UseFragments}
 }
 
 func expandStoreCoop(p *Program, sg int, op Op, out []Inst) []Inst {

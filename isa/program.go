@@ -2,6 +2,8 @@ package isa
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/metalsim/metalsim/dequant"
 )
@@ -169,9 +171,21 @@ func (p *Program) Validate() error {
 // Footprint is the register use of one op's result, in 32-bit registers per thread.
 type Footprint struct {
 	Regs       int
-	Persistent bool // lives for the whole threadgroup (accumulators, cooperative tensors)
-	Key        int  // ops writing the same Key share the registers (e.g. the same accumulator)
+	Persistent bool   // lives for the whole threadgroup (accumulators, cooperative tensors)
+	Key        int    // ops writing the same Key share the registers (e.g. the same accumulator)
+	Use        RegUse // what a transient footprint holds (Registers' breakdown of Transient)
 }
+
+// RegUse is what transient registers hold.
+type RegUse uint8
+
+// Transient register uses.
+const (
+	UseDequant     RegUse = iota // dequantized weights and the dequantizer's temporaries
+	UseActivations               // activation (B) values on their way to threadgroup memory, or a mat-vec lane's
+	UseFragments                 // A/B operand fragments of the MMAs or matmul2d chunks
+	numRegUses
+)
 
 // Registers is the per-thread register use of a program, derived from its ops.
 type Registers struct {
@@ -179,7 +193,10 @@ type Registers struct {
 	Accumulators int // accumulators: 8x8 float fragments (2 each), mat-vec lane partial sums (1 each)
 	Cooperative  int // cooperative tensors of every declared matmul2d descriptor
 	Transient    int // the largest set of short-lived values (dequant outputs, activations, fragments)
-	Total        int
+	// Dequant, Activations and Fragments split Transient by what it holds
+	// (RegUse), in the phase where it peaks.
+	Dequant, Activations, Fragments int
+	Total                           int
 }
 
 // AccumulatorFloats returns the accumulator floats held per thread (2 registers
@@ -198,7 +215,11 @@ func (p *Program) Registers() Registers {
 	for sg := 0; sg < p.NSG; sg++ {
 		acc := map[int]int{} // persistent registers by key
 		for s := SecPrologue; s < NumSections; s++ {
-			phase := map[Phase]map[int]int{}
+			type held struct {
+				regs int
+				use  RegUse
+			}
+			phase := map[Phase]map[int]held{}
 			for _, op := range p.Ops(s, sg) {
 				f := table[op.Code].regs(p, op)
 				if f.Regs == 0 {
@@ -210,16 +231,22 @@ func (p *Program) Registers() Registers {
 				}
 				ph := table[op.Code].Phase
 				if phase[ph] == nil {
-					phase[ph] = map[int]int{}
+					phase[ph] = map[int]held{}
 				}
-				phase[ph][f.Key] = f.Regs
+				phase[ph][f.Key] = held{f.Regs, f.Use}
 			}
-			for _, m := range phase {
+			// phases in order, so a tie for the peak splits the same way
+			for _, ph := range slices.Sorted(maps.Keys(phase)) {
+				var by [numRegUses]int
 				sum := 0
-				for _, v := range m {
-					sum += v
+				for _, v := range phase[ph] {
+					by[v.use] += v.regs
+					sum += v.regs
 				}
-				r.Transient = max(r.Transient, sum)
+				if sum > r.Transient {
+					r.Transient = sum
+					r.Dequant, r.Activations, r.Fragments = by[UseDequant], by[UseActivations], by[UseFragments]
+				}
 			}
 		}
 		sum := 0

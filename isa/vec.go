@@ -394,7 +394,7 @@ func expandLoadVec(p *Program, sg int, _ Op, out []Inst) []Inst {
 }
 
 func loadVecRegs(p *Program, op Op) Footprint {
-	return Footprint{Regs: p.Tiling.vecPerLane() * actBytes(&p.Tiling) / 4, Key: 400 + int(op.N)}
+	return Footprint{Regs: p.Tiling.vecPerLane() * actBytes(&p.Tiling) / 4, Key: 400 + int(op.N), Use: UseActivations}
 }
 
 func expandDequantW(p *Program, sg int, op Op, out []Inst) []Inst {
@@ -441,7 +441,7 @@ func expandDequantW(p *Program, sg int, op Op, out []Inst) []Inst {
 
 func dequantWRegs(p *Program, _ Op) Footprint {
 	cost := dequant.ChunkCost(p.Tiling.TypeA, p.Tiling.Strategy)
-	return Footprint{Regs: 16 + cost.Temps, Key: 1}
+	return Footprint{Regs: 16 + cost.Temps, Key: 1, Use: UseDequant}
 }
 
 func expandFMAVec(p *Program, sg int, op Op, out []Inst) []Inst {
@@ -594,7 +594,7 @@ func matmulDevRegs(p *Program, op Op) Footprint {
 	if p.Tiling.HalfB {
 		lr = 4
 	}
-	return Footprint{Regs: lr*left + 4*right, Key: 200 + int(op.A)}
+	return Footprint{Regs: lr*left + 4*right, Key: 200 + int(op.A), Use: UseFragments}
 }
 
 func expandStoreCoopDev(p *Program, sg int, op Op, out []Inst) []Inst {

@@ -1,6 +1,7 @@
 package tile
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -269,5 +270,33 @@ func TestProblemValidate(t *testing.T) {
 		if err := tc.p.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Validate(%+v) = %v, want %q", tc.p, err, tc.want)
 		}
+	}
+}
+
+// TestTransientRegistersSplit: the transient peak's split by use adds up to
+// it, for every built-in variant, path and weight type, and for the mat-vec
+// kernel.
+func TestTransientRegistersSplit(t *testing.T) {
+	check := func(name string, r isa.Registers) {
+		if r.Dequant+r.Activations+r.Fragments != r.Transient || r.Transient <= 0 || r.Dequant <= 0 {
+			t.Errorf("%s: transient %d = dequant %d + activations %d + fragments %d?", name, r.Transient, r.Dequant, r.Activations, r.Fragments)
+		}
+	}
+	for _, typ := range dequant.Types() {
+		p := Problem{Experts: 8, Used: 2, M: 64, K: 2048, Tokens: 64, TypeA: typ}
+		for _, v := range Builtin() {
+			for _, path := range []Path{Simdgroup, Tensor} {
+				b, err := NewBuilder(p, Kernel{Variant: v, Path: path})
+				if err != nil {
+					continue // a variant of the other path
+				}
+				check(fmt.Sprintf("%s %s/%s", typ, v.Name, path), b.Program(Context{Rows: 64, Tokens: 32, Steps: 64}).Registers())
+			}
+		}
+		vb, err := NewVecBuilder(MulMV(typ, 2048, false), typ, false, 2048)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(fmt.Sprintf("%s mul_mv", typ), vb.Program(vb.Context(1, 1)).Registers())
 	}
 }

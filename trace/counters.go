@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/metalsim/metalsim/isa"
@@ -45,6 +46,26 @@ func WriteCounters(w io.Writer, c sim.Counters) error {
 	return tw.Flush()
 }
 
+// RegisterSplit renders where a thread's registers go: base, accumulators,
+// cooperative tensors and the transient peak split by what it holds.
+func RegisterSplit(r isa.Registers) string {
+	var parts []string
+	for _, p := range []struct {
+		name string
+		n    int
+	}{{"dequant", r.Dequant}, {"activations", r.Activations}, {"A/B fragments", r.Fragments}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", p.name, p.n))
+		}
+	}
+	split := ""
+	if len(parts) > 0 {
+		split = " at its peak: " + strings.Join(parts, " + ")
+	}
+	return fmt.Sprintf("base %d, accumulators %d, cooperative %d, transient %d%s",
+		r.Base, r.Accumulators, r.Cooperative, r.Transient, split)
+}
+
 // WriteResult prints a timing prediction: time split, occupancy, utilisation,
 // limiter and counters (what the simulation cost, which changes from run to
 // run, is WriteRates').
@@ -53,8 +74,7 @@ func WriteResult(w io.Writer, r *sim.Result) error {
 	fmt.Fprintf(w, "  predicted         %10.1f µs per run (mul_mm_id %.1f + map0 %.1f + dispatch %.1f), %.2f TFLOPS\n",
 		r.TotalUs, r.KernelUs, r.Map0Us, r.OverheadUs, r.TFLOPS)
 	o := r.Occupancy
-	fmt.Fprintf(w, "  registers/thread  %10d (base %d, accumulators %d, cooperative %d, transient %d)\n",
-		r.Registers.Total, r.Registers.Base, r.Registers.Accumulators, r.Registers.Cooperative, r.Registers.Transient)
+	fmt.Fprintf(w, "  registers/thread  %10d (%s)\n", r.Registers.Total, RegisterSplit(r.Registers))
 	fmt.Fprintf(w, "  occupancy         %10d threadgroups = %d simdgroups per core, limited by %s (registers %d, threadgroup memory %d, threads %d)\n",
 		o.TGsPerCore, o.SGsPerCore, o.Limiter, o.ByRegisters, o.ByTGMemory, o.ByThreads)
 	u := r.Utilization

@@ -20,6 +20,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/trace"
 )
 
 const occupancySummary = `How many threadgroups and simdgroups of a kernel stay resident on one core of a chip, which
@@ -108,8 +109,8 @@ func runOccupancy(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "occupancy on %s: register file %.0f KiB, %d threads, %d threadgroups, %.0f KiB threadgroup memory per core (thread granule %d)\n",
 		chip.Name, chip.RegisterFile.Value/1024, int(chip.MaxThreadsPerCore.Value), int(chip.MaxTGsPerCore.Value), chip.TGMemoryPerCore.Value/1024, int(chip.ThreadGranule.Value))
 	r := shape.Registers
-	fmt.Fprintf(stdout, "  kernel     %s for %s x %s: %d threads, %d registers per thread (base %d, accumulators %d, cooperative %d, transient %d), %d B threadgroup memory\n",
-		k, p.TypeA, *typeB, shape.Threads, r.Total, r.Base, r.Accumulators, r.Cooperative, r.Transient, shape.TGMemoryBytes)
+	fmt.Fprintf(stdout, "  kernel     %s for %s x %s: %d threads, %d registers per thread (%s), %d B threadgroup memory\n",
+		k, p.TypeA, *typeB, shape.Threads, r.Total, trace.RegisterSplit(r), shape.TGMemoryBytes)
 	if set["threads"] || set["regs"] || set["tg-mem"] {
 		fmt.Fprintf(stdout, "  what-if    %d threads, %d registers per thread, %d B threadgroup memory (--threads/--regs/--tg-mem)\n", nThreads, nRegs, nMem)
 	}
