@@ -135,11 +135,48 @@ type Chip struct {
 	// Calibration records how the chip's fitted parameters were obtained.
 	Calibration *CalibrationRecord `json:"calibration,omitempty"`
 
+	// Bins are the same chip sold with fewer GPU cores enabled (apple-gpu.md
+	// §1 lists two core counts for most chips). Each embedded bin is a chip
+	// of its own (Chips, LookupChip) that differs from this one only in what
+	// the bin gives; LoadChipFile returns the file's own chip.
+	Bins []Bin `json:"bins,omitempty"`
+
 	BarrierClk         Param `json:"barrier_clk"`          // threadgroup barrier: release after the last arrival
 	SGLaunchClk        Param `json:"sg_launch_clk"`        // a core's front end spends this many cycles per simdgroup of a threadgroup it launches
 	DispatchOverheadUs Param `json:"dispatch_overhead_us"` // per dependent compute dispatch (encoder barrier + launch)
 
 	class [isa.NumClasses]classCost // resolved by Validate
+}
+
+// Bin is a core-count variant of a chip: its name and aliases, its cores and,
+// where the bins' memory systems differ, its DRAM bandwidth.
+type Bin struct {
+	Name             string   `json:"name"`
+	Aliases          []string `json:"aliases"`
+	Cores            Param    `json:"cores"`
+	DRAMBandwidthGBs *Param   `json:"dram_bandwidth_gbs,omitempty"`
+}
+
+// binChips returns the chips of c's bins: copies of c with each bin's fields.
+func (c *Chip) binChips() ([]*Chip, error) {
+	var out []*Chip
+	for _, b := range c.Bins {
+		d := c.Clone()
+		d.Bins = nil
+		d.Name, d.Aliases, d.Cores = b.Name, slices.Clone(b.Aliases), b.Cores
+		if b.DRAMBandwidthGBs != nil {
+			d.DRAMBandwidthGBs = *b.DRAMBandwidthGBs
+		}
+		d.Notes = strings.TrimSpace(fmt.Sprintf("A bin of the %s (its file's bins): every number not given by the bin is that chip's. %s", c.Name, c.Notes))
+		if strings.TrimSpace(b.Name) == "" {
+			return nil, fmt.Errorf("chip %s: bins: a bin needs a name", c.Name)
+		}
+		if err := d.Validate(); err != nil {
+			return nil, fmt.Errorf("chip %s: bin %s: %w", c.Name, b.Name, err)
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }
 
 // CalibrationRecord is the provenance of a chip's fitted parameters: the
@@ -212,7 +249,12 @@ func parseEmbeddedChips() ([]*Chip, error) {
 		if err != nil {
 			return nil, err
 		}
+		bins, err := c.binChips()
+		if err != nil {
+			return nil, fmt.Errorf("chip file %s: %w", e.Name(), err)
+		}
 		out = append(out, c)
+		out = append(out, bins...)
 	}
 	slices.SortFunc(out, func(a, b *Chip) int { return strings.Compare(a.Name, b.Name) })
 	for _, c := range out {
@@ -366,6 +408,21 @@ func missingFields(data []byte) error {
 			errs = append(errs, fmt.Errorf("%s: missing", name))
 		}
 	}
+	var bins []map[string]json.RawMessage
+	if json.Unmarshal(raw["bins"], &bins) == nil {
+		for i, b := range bins {
+			for _, k := range []string{"name", "aliases", "cores"} {
+				if _, ok := b[k]; !ok {
+					errs = append(errs, fmt.Errorf("bins[%d].%s: missing", i, k))
+				}
+			}
+			for _, k := range []string{"cores", "dram_bandwidth_gbs"} {
+				if v, ok := b[k]; ok {
+					hasValue(fmt.Sprintf("bins[%d].%s", i, k), v)
+				}
+			}
+		}
+	}
 	var classes map[string]map[string]json.RawMessage
 	if json.Unmarshal(raw["classes"], &classes) == nil {
 		for _, cl := range slices.Sorted(maps.Keys(classes)) { // errors in one order
@@ -479,6 +536,16 @@ func (c *Chip) Validate() error {
 			errs = append(errs, fmt.Errorf("%s = %g: must be at most %s = %g (a threadgroup lives on one core)", pair.tg, pair.tgVal, pair.core, pair.coreVal))
 		}
 	}
+	for i, b := range c.Bins {
+		field := fmt.Sprintf("bins[%d]", i)
+		if strings.TrimSpace(b.Name) == "" || b.Name == c.Name {
+			errs = append(errs, fmt.Errorf("%s.name = %q: must be a name of its own", field, b.Name))
+		}
+		checkParam(field+".cores", &b.Cores, 1, 256, true)
+		if b.DRAMBandwidthGBs != nil {
+			checkParam(field+".dram_bandwidth_gbs", b.DRAMBandwidthGBs, 1, 100000, false)
+		}
+	}
 	for _, name := range slices.Sorted(maps.Keys(c.Classes)) { // errors in one order
 		if _, err := isa.ParseClass(name); err != nil {
 			errs = append(errs, fmt.Errorf("classes: %w", err))
@@ -544,6 +611,14 @@ func (c *Chip) Clone() *Chip {
 		r := *c.Calibration
 		r.Files, r.Params, r.Residuals = slices.Clone(r.Files), slices.Clone(r.Params), slices.Clone(r.Residuals)
 		d.Calibration = &r
+	}
+	d.Bins = slices.Clone(c.Bins)
+	for i := range d.Bins {
+		d.Bins[i].Aliases = slices.Clone(d.Bins[i].Aliases)
+		if p := d.Bins[i].DRAMBandwidthGBs; p != nil {
+			q := *p
+			d.Bins[i].DRAMBandwidthGBs = &q
+		}
 	}
 	d.Classes = make(map[string]ClassCost, len(c.Classes))
 	for k, v := range c.Classes {

@@ -655,3 +655,48 @@ func TestDocChipFilesLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestChipBins: a chip file's bins are chips of their own, differing only in
+// what the bin gives (cores, DRAM bandwidth where it differs), with the
+// calibration the file's chip takes; a bad bin is an error naming it.
+func TestChipBins(t *testing.T) {
+	for _, tc := range []struct {
+		bin, of    string
+		cores      float64
+		ownDRAMGBs float64 // 0: the file's chip's
+	}{
+		{"M3 Max 30-core GPU", "M3 Max 40-core GPU", 30, 234},
+		{"M2 Pro 16-core GPU", "M2 Pro 19-core GPU", 16, 0},
+		{"M1 7-core GPU", "M1 8-core GPU", 7, 0},
+	} {
+		b, of := mustChip(t, tc.bin), mustChip(t, tc.of)
+		if b.Cores.Value != tc.cores || len(b.Bins) != 0 {
+			t.Errorf("%s: %g cores, %d bins", tc.bin, b.Cores.Value, len(b.Bins))
+		}
+		want := of.DRAMBandwidthGBs.Value
+		if tc.ownDRAMGBs > 0 {
+			want = tc.ownDRAMGBs
+		}
+		if b.DRAMBandwidthGBs.Value != want || b.ClockMHz != of.ClockMHz || b.BarrierClk != of.BarrierClk || b.SGLaunchClk != of.SGLaunchClk {
+			t.Errorf("%s: DRAM %g GB/s (want %g), clock %v, barrier %v, launch %v; the file's chip: clock %v, barrier %v, launch %v",
+				tc.bin, b.DRAMBandwidthGBs.Value, want, b.ClockMHz, b.BarrierClk, b.SGLaunchClk, of.ClockMHz, of.BarrierClk, of.SGLaunchClk)
+		}
+	}
+	good, err := os.ReadFile(filepath.Join("chips", "m3-max-40c.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ old, new, want string }{
+		{`"cores": {"value": 30, "source": "apple-gpu.md §1", "evidence": "D"}`, `"cores": {"value": 0, "source": "apple-gpu.md §1", "evidence": "D"}`, "bins[0].cores = 0: must be in [1, 256]"},
+		{`"name": "M3 Max 30-core GPU", `, ``, "bins[0].name: missing"},
+		{`"name": "M3 Max 30-core GPU", `, `"name": "M3 Max 40-core GPU", `, `bins[0].name = "M3 Max 40-core GPU": must be a name of its own`},
+	} {
+		edited := strings.Replace(string(good), tc.old, tc.new, 1)
+		if edited == string(good) {
+			t.Fatalf("m3-max-40c.json changed: no %q", tc.old)
+		}
+		if _, err := sim.ParseChip([]byte(edited), "bins.json"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseChip: %v, want %q", err, tc.want)
+		}
+	}
+}
