@@ -569,6 +569,24 @@ func (c *Chip) Validate() error {
 	return errors.Join(errs...)
 }
 
+// Lanes returns the FP32 and FP16 FMA lanes per core: schedulers × SIMD width
+// over the fp32 and fp16 classes' issue cycles (the M5 family issues two FP16
+// instructions per clock).
+func (c *Chip) Lanes() (fp32, fp16 float64) {
+	w := c.Schedulers.Value * c.SIMDWidth.Value
+	return w / c.class[isa.ClassFP32].issue, w / c.class[isa.ClassFP16].issue
+}
+
+// TensorFlopsPerClock returns a core's 16x16x16 MMA flops per cycle when the
+// chip has a tensor unit (the mma16 class on the tensor pipe), else 0.
+func (c *Chip) TensorFlopsPerClock() float64 {
+	cc := c.class[isa.ClassMMA16]
+	if cc.pipe != pipeTensor || cc.issue <= 0 {
+		return 0
+	}
+	return c.Schedulers.Value * 2 * 16 * 16 * 16 / cc.issue
+}
+
 // Clock returns the core clock in Hz.
 func (c *Chip) Clock() float64 { return c.ClockMHz.Value * 1e6 }
 

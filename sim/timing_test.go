@@ -700,3 +700,19 @@ func TestChipBins(t *testing.T) {
 		}
 	}
 }
+
+// TestChipRates: lanes and the tensor unit's rate come from the chip's data
+// (apple-gpu.md §1, §6.1: 128 FP32 lanes per core everywhere, two FP16 issues
+// per clock and 1024 tensor flops per clock per core on the M5 family).
+func TestChipRates(t *testing.T) {
+	for _, tc := range []struct {
+		chip             string
+		fp32, fp16, tens float64
+	}{{"M1 Pro 16-core GPU", 128, 128, 0}, {"M5 10-core GPU", 128, 256, 1024}, {"M4 Max 40-core GPU", 128, 128, 0}} {
+		c := mustChip(t, tc.chip)
+		l32, l16 := c.Lanes()
+		if l32 != tc.fp32 || l16 != tc.fp16 || c.TensorFlopsPerClock() != tc.tens {
+			t.Errorf("%s: lanes %g/%g, tensor %g flop/clk; want %g/%g, %g", tc.chip, l32, l16, c.TensorFlopsPerClock(), tc.fp32, tc.fp16, tc.tens)
+		}
+	}
+}

@@ -43,7 +43,7 @@ func runChips(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "chips", err)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "chip\tfamily\tcores\tclock MHz\tFP32 TFLOPS\tDRAM GB/s\tdefault path\tcalibration")
+	fmt.Fprintln(tw, "chip\tfamily\tcores\tclock MHz\tFP32 / FP16 lanes\tFP32 / FP16 TFLOPS\ttensor TFLOPS\tDRAM GB/s\tdefault path\tcalibration")
 	for _, c := range chips {
 		path := "simdgroup"
 		if c.TensorPath {
@@ -55,8 +55,14 @@ func runChips(args []string, stdout, stderr io.Writer) int {
 		} else if p, _ := c.Param("sg_launch_clk"); p.Source != "calibrated" {
 			cal = "none"
 		}
-		tf := c.Cores.Value * 128 * 2 * c.ClockMHz.Value / 1e6
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t%.2f\t%.0f\t%s\t%s\n", c.Name, c.Family, c.Cores.Value, c.ClockMHz.Value, tf, c.DRAMBandwidthGBs.Value, path, cal)
+		l32, l16 := c.Lanes()
+		tflops := func(flopsPerClock float64) float64 { return c.Cores.Value * flopsPerClock * c.ClockMHz.Value / 1e6 }
+		tensor := "–"
+		if f := c.TensorFlopsPerClock(); f > 0 {
+			tensor = fmt.Sprintf("%.1f", tflops(f))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t%.0f / %.0f\t%.2f / %.2f\t%s\t%.0f\t%s\t%s\n", c.Name, c.Family, c.Cores.Value, c.ClockMHz.Value,
+			l32, l16, tflops(2*l32), tflops(2*l16), tensor, c.DRAMBandwidthGBs.Value, path, cal)
 	}
 	if err := tw.Flush(); err != nil {
 		return fail(stderr, "chips", err)
