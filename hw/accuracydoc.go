@@ -58,15 +58,21 @@ func (rep *Report) WriteAccuracyDoc(w io.Writer, command string, chips []*sim.Ch
 	for _, cs := range perChip(mmRows, mmPairs) {
 		g := goalsFor(cs)
 		met := "yes"
-		if cs.Modelled > 0 && cs.MAPE > g.MAPE || cs.Pairs > 0 && cs.MaxDeltaPP > g.DeltaPP {
+		if cs.MAPE > g.MAPE || cs.Pairs > 0 && cs.MaxDeltaPP > g.DeltaPP {
 			met = "no"
 		}
-		maxDelta := "–" // no pairs: no delta error, not a zero one
+		// no rows or no pairs: no error, not a zero one
+		abs, maxDelta := "– | ≤ "+fmt.Sprint(g.MAPE)+" | – | –", "–"
+		if cs.Modelled > 0 {
+			abs = fmt.Sprintf("%.2f | ≤ %.0f | %.2f | %.4f", cs.MAPE, g.MAPE, cs.MaxErrPct, cs.R2Log)
+		} else {
+			met = "no rows"
+		}
 		if cs.Pairs > 0 {
 			maxDelta = fmt.Sprintf("%.2f", cs.MaxDeltaPP)
 		}
-		fmt.Fprintf(w, "| %s / %s | %d | %.2f | ≤ %.0f | %.2f | %.4f | %d | %s | ± %.1f | %s |\n",
-			cs.Chip, cs.Path, cs.Modelled, cs.MAPE, g.MAPE, cs.MaxErrPct, cs.R2Log, cs.Pairs, maxDelta, g.DeltaPP, met)
+		fmt.Fprintf(w, "| %s / %s | %d | %s | %d | %s | ± %.1f | %s |\n",
+			cs.Chip, cs.Path, cs.Modelled, abs, cs.Pairs, maxDelta, g.DeltaPP, met)
 	}
 	fmt.Fprintln(w)
 	rep.writeByKernel(w)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/tile"
 )
 
 // a small constructed set: one absolute pair on the M1 Pro, a relative row, an
@@ -313,8 +314,14 @@ func TestGoalsOnMulMMIDRows(t *testing.T) {
 		r.MeasuredUs, r.PredictedUs, r.Result = 100, 100+errPct, &sim.Result{}
 		return r
 	}
+	m5, err := sim.LookupChip("M5 10-core GPU")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unmodelled := row(KernelMulMMID, 0)
+	unmodelled.Chip, unmodelled.Path, unmodelled.Modelled = m5, tile.Tensor, false
 	rep := &Report{
-		Rows:  []RowResult{row(KernelMulMMID, 1), row(KernelMulMMID, -1), row(KernelMulMVID, 30)},
+		Rows:  []RowResult{row(KernelMulMMID, 1), row(KernelMulMMID, -1), row(KernelMulMVID, 30), unmodelled},
 		Pairs: []PairResult{{Chip: chip.Name, Kernel: KernelMulMVID, ErrorPP: 20}},
 	}
 	var b strings.Builder
@@ -324,6 +331,10 @@ func TestGoalsOnMulMMIDRows(t *testing.T) {
 	want := "| M1 Pro 16-core GPU / simdgroup | 2 | 1.00 | ≤ 2 | 1.00 | "
 	if !strings.Contains(b.String(), want) || !strings.Contains(b.String(), "| 0 | – | ± 1.5 | yes |") {
 		t.Errorf("goal table: want the two mul_mm_id rows only (%q) and no pairs, met:\n%s", want, b.String())
+	}
+	// a chip whose mul_mm_id rows are all unmodelled has no errors, not zero ones
+	if want := "| M5 10-core GPU / tensor | 0 | – | ≤ 5 | – | – | 0 | – | ± 3.0 | no rows |"; !strings.Contains(b.String(), want) {
+		t.Errorf("goal table: want %q in\n%s", want, b.String())
 	}
 }
 

@@ -18,8 +18,14 @@ func expandMem(_ *Program, _ int, op Op, out []Inst) []Inst {
 	if op.N == 0 {
 		return out
 	}
+	// distinct bytes: map0's routing words are one 4-byte word per
+	// instruction; a codebook copy's lanes each copy entries of their own
+	unique := uint32(op.N) * 4
+	if Stream(op.B) == StreamCodebook {
+		unique = uint32(op.N) * uint32(op.Arg)
+	}
 	return append(out, Inst{Class: Class(op.A), Count: op.N, ILP: uint8(min(int(op.N), 255)), Stream: Stream(op.B),
-		Bytes: uint32(op.Arg), Unique: uint32(op.N) * 4, Wait: Wait(op.C)})
+		Bytes: uint32(op.Arg), Unique: unique, Wait: Wait(op.C)})
 }
 
 func expandLoadMeta(_ *Program, _ int, op Op, out []Inst) []Inst {

@@ -162,8 +162,18 @@ func (c *Chip) binChips() ([]*Chip, error) {
 	var out []*Chip
 	for _, b := range c.Bins {
 		d := c.Clone()
-		d.Bins = nil
+		d.Bins, d.Calibration = nil, nil // a bin has no measurements of its own
 		d.Name, d.Aliases, d.Cores = b.Name, slices.Clone(b.Aliases), b.Cores
+		if c.CalibrationFrom == "" && c.Calibration != nil {
+			// the file's chip was fitted: the bin takes that fit the way a
+			// chip without measurements does (calibration_from), so its
+			// sources say where the values come from
+			d.CalibrationFrom = c.Name
+			if b.DRAMBandwidthGBs == nil && d.DRAMBandwidthGBs.Source == "calibrated" {
+				d.DRAMBandwidthGBs.Source = "calibrated:" + c.Name
+				d.DRAMBandwidthGBs.Note = "the fit of " + c.Name + ", whose memory system the bin shares: " + d.DRAMBandwidthGBs.Note
+			}
+		}
 		if b.DRAMBandwidthGBs != nil {
 			d.DRAMBandwidthGBs = *b.DRAMBandwidthGBs
 		}
@@ -373,14 +383,26 @@ func ParseChip(data []byte, file string) (*Chip, error) {
 // read as 0). What Validate reports is left to it: numbers missing altogether
 // (no source), an empty name or family, missing classes.
 func missingFields(data []byte) error {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return err
+	// encoding/json matches keys to fields case-insensitively, and so must this
+	object := func(data []byte) (map[string]json.RawMessage, bool) {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(data, &m) != nil {
+			return nil, false
+		}
+		low := make(map[string]json.RawMessage, len(m))
+		for k, v := range m {
+			low[strings.ToLower(k)] = v
+		}
+		return low, true
+	}
+	raw, ok := object(data)
+	if !ok {
+		return nil // not an object: decoding into Chip has already failed
 	}
 	var errs []error
 	hasValue := func(field string, obj json.RawMessage) {
-		var keys map[string]json.RawMessage
-		if json.Unmarshal(obj, &keys) != nil {
+		keys, ok := object(obj)
+		if !ok {
 			return // not an object: decoding into Param has already failed
 		}
 		if _, ok := keys["value"]; !ok {
@@ -408,9 +430,10 @@ func missingFields(data []byte) error {
 			errs = append(errs, fmt.Errorf("%s: missing", name))
 		}
 	}
-	var bins []map[string]json.RawMessage
+	var bins []json.RawMessage
 	if json.Unmarshal(raw["bins"], &bins) == nil {
-		for i, b := range bins {
+		for i, bin := range bins {
+			b, _ := object(bin)
 			for _, k := range []string{"name", "aliases", "cores"} {
 				if _, ok := b[k]; !ok {
 					errs = append(errs, fmt.Errorf("bins[%d].%s: missing", i, k))
@@ -423,11 +446,11 @@ func missingFields(data []byte) error {
 			}
 		}
 	}
-	var classes map[string]map[string]json.RawMessage
-	if json.Unmarshal(raw["classes"], &classes) == nil {
+	if classes, ok := object(raw["classes"]); ok {
 		for _, cl := range slices.Sorted(maps.Keys(classes)) { // errors in one order
+			cc, _ := object(classes[cl])
 			for _, k := range []string{"issue_clk", "latency_clk"} {
-				if v, ok := classes[cl][k]; ok {
+				if v, ok := cc[k]; ok {
 					hasValue("classes."+cl+"."+k, v)
 				}
 			}
@@ -571,7 +594,8 @@ func (c *Chip) Validate() error {
 
 // Lanes returns the FP32 and FP16 FMA lanes per core: schedulers × SIMD width
 // over the fp32 and fp16 classes' issue cycles (the M5 family issues two FP16
-// instructions per clock).
+// instructions per clock). A class with no issue cost (0, a what-if) has no
+// lane limit: +Inf.
 func (c *Chip) Lanes() (fp32, fp16 float64) {
 	w := c.Schedulers.Value * c.SIMDWidth.Value
 	return w / c.class[isa.ClassFP32].issue, w / c.class[isa.ClassFP16].issue

@@ -298,11 +298,10 @@ type tgRun struct {
 
 // coreStats accumulates what a core did.
 type coreStats struct {
-	pipeBusy   [pipeRows]float64 // cycles of occupancy summed over servers (shared ports: see portBusy)
-	portBusy   [pipeRows]int64   // the shared ports' occupancy in port units (settled adds it to pipeBusy)
-	issued     int64             // simdgroup instructions issued (barriers included)
-	barrierSG  float64           // simdgroup-cycles spent waiting at barriers
-	levelHits  [numLevels]int64
+	pipeBusy   [pipeRows]float64  // cycles of occupancy summed over servers (shared ports: see portBusy)
+	portBusy   [pipeRows]int64    // the shared ports' occupancy in port units (settled adds it to pipeBusy)
+	issued     int64              // simdgroup instructions issued (barriers included)
+	barrierSG  float64            // simdgroup-cycles spent waiting at barriers
 	levelBytes [numLevels]float64 // distinct device bytes each memory level served
 	dramBytes  float64
 }
@@ -783,7 +782,6 @@ func (c *coreSim) loadLatency(sg *sgRun, in *op, t int64) int64 {
 	newLine := in.stream == isa.StreamWeights && tg.mem.newLine(int(sg.sg), sg.step)
 	lvl := loadLevel(in.stream, newLine, tg.repeat, c.weightLvl, c.actLvl)
 	dramBytes := c.loadDRAMBytes(sg, in)
-	c.stats.levelHits[lvl]++
 	if sg.ii == 0 {
 		c.stats.levelBytes[lvl] += float64(in.unique)
 	}

@@ -163,9 +163,6 @@ func newTGTraffic(p *isa.Program, mem *progMem, repeat bool, weightLvl, actLvl i
 			}
 		}
 	}
-	if repeat {
-		w = 0
-	}
-	tr.dramStep = w + a/float64(mem.actReuse)
+	tr.dramStep = loadDRAM(isa.StreamWeights, w, repeat, mem.actReuse) + loadDRAM(isa.StreamActivations, a, repeat, mem.actReuse)
 	return tr
 }

@@ -163,13 +163,15 @@ type Result struct {
 	IdleSGCycles float64   // simdgroup-cycles spent waiting at barriers, mean over draws
 	// LevelBytes is the distinct device bytes requested by loads, by the
 	// memory level that served them (LevelNames: L1, L2, SLC, DRAM), mean over
-	// draws. A weight line's first touch counts at DRAM; DRAM traffic in whole
-	// lines is Counters.Work.DeviceBytes.
+	// draws. A weight line's first touch counts at DRAM; the bytes moved over
+	// the DRAM channel are DRAMBytes.
 	LevelBytes [4]float64
 	// DRAMBytes is the bytes the dispatch moves over the DRAM channel, mean
 	// over draws: each weight byte's first read (not a tile a neighbouring
 	// threadgroup just read), the share of the activations that misses the
-	// caches, and the stores.
+	// caches, and the stores. (The fast engine's DRAM utilisation comes from
+	// its k-loops' demand, the bandwidth it models, so it can differ from
+	// DRAMBytes / (cycles × bandwidth) by the prologue and store bytes.)
 	DRAMBytes float64
 	TFLOPS    float64 // test-backend-ops FLOPs / TotalUs
 
