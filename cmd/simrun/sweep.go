@@ -488,8 +488,10 @@ type sweepRow struct {
 	Map0Us           float64 `json:"map0_us"`
 	DispatchUs       float64 `json:"dispatch_us"`
 	TFLOPS           float64 `json:"tflops"`
+	DRAMBytes        float64 `json:"dram_bytes"`
 	TGsPerCore       int     `json:"tgs_per_core"`
 	OccupancyLimiter string  `json:"occupancy_limiter"`
+	Registers        int     `json:"registers_per_thread"`
 	Limiter          string  `json:"limiter"`
 	Threadgroups     int64   `json:"threadgroups"`
 	Tiles            int64   `json:"tiles"`
@@ -506,8 +508,8 @@ type sweepRow struct {
 
 // sweepColumns is the CSV header, in sweepRow field order.
 var sweepColumns = []string{"index", "points", "sweep_id", "chip", "variant", "path", "routing", "skew", "n", "experts", "used", "m", "k",
-	"type_a", "type_b", "b", "engine", "draws", "seed", "total_us", "kernel_us", "map0_us", "dispatch_us", "tflops",
-	"tgs_per_core", "occupancy_limiter", "limiter", "threadgroups", "tiles", "exited", "half_tiles_skipped",
+	"type_a", "type_b", "b", "engine", "draws", "seed", "total_us", "kernel_us", "map0_us", "dispatch_us", "tflops", "dram_bytes",
+	"tgs_per_core", "occupancy_limiter", "registers_per_thread", "limiter", "threadgroups", "tiles", "exited", "half_tiles_skipped",
 	"mma8", "mma8_skipped", "mma16", "mma16_skipped", "matmul2d", "matmul2d_skipped", "error"}
 
 func (r *sweepRow) record() []string {
@@ -516,7 +518,7 @@ func (r *sweepRow) record() []string {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	return []string{i(r.Index), i(r.Points), r.SweepID, r.Chip, r.Variant, r.Path, r.Routing, r.Skew, i(r.N), i(r.Experts), i(r.Used),
 		i(r.M), i(r.K), r.TypeA, r.TypeB, i(r.B), r.Engine, i(r.Draws), strconv.FormatUint(r.Seed, 10),
-		f(r.TotalUs), f(r.KernelUs), f(r.Map0Us), f(r.DispatchUs), f(r.TFLOPS), i(r.TGsPerCore), r.OccupancyLimiter, r.Limiter,
+		f(r.TotalUs), f(r.KernelUs), f(r.Map0Us), f(r.DispatchUs), f(r.TFLOPS), f(r.DRAMBytes), i(r.TGsPerCore), r.OccupancyLimiter, i(r.Registers), r.Limiter,
 		i64(r.Threadgroups), i64(r.Tiles), i64(r.Exited), i64(r.HalfTilesSkipped), i64(r.MMA8), i64(r.MMA8Skipped),
 		i64(r.MMA16), i64(r.MMA16Skipped), i64(r.Matmul2D), i64(r.Matmul2DSkipped), r.Error}
 }
@@ -525,6 +527,7 @@ func (r *sweepRow) record() []string {
 func (r *sweepRow) fill(res *sim.Result) {
 	r.TotalUs, r.KernelUs, r.Map0Us, r.DispatchUs, r.TFLOPS = res.TotalUs, res.KernelUs, res.Map0Us, res.OverheadUs, res.TFLOPS
 	r.TGsPerCore, r.OccupancyLimiter, r.Limiter = res.Occupancy.TGsPerCore, res.Occupancy.Limiter, shortLimiter(res.Limiter)
+	r.Registers, r.DRAMBytes = res.Registers.Total, res.DRAMBytes
 	c := res.Counters
 	r.Threadgroups, r.Tiles, r.Exited = c.Launched, c.Active, c.Exited
 	r.HalfTilesSkipped = c.Skipped.HalfTiles
