@@ -148,14 +148,7 @@ func TestValidateReport(t *testing.T) {
 func TestValidateRelativeRows(t *testing.T) {
 	tsv := "# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tbaseline\tvariant\tdelta_pct\n" +
 		"M5 10-core GPU\tMUL_MAT_ID\tq8_0\tf32\t32\t4\t256\t512\t64\tupstream\thalftile\t-3.0\n"
-	rows, err := ParseTSV(strings.NewReader(tsv), "rel.tsv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases, err := Match(rows, MatchOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cases := matchTSV(t, tsv, "rel.tsv")
 	rep, err := Validate(cases, sim.NewSimulator(), sim.Options{Draws: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -275,15 +268,7 @@ func TestParseFitParamDefaultBounds(t *testing.T) {
 // TestAccuracyByKernel: the accuracy document lists the error per kernel from
 // hand-made results, and "no measurement yet" for kernels without timed rows.
 func TestAccuracyByKernel(t *testing.T) {
-	chip, err := sim.LookupChip("M1 Pro 16-core GPU")
-	if err != nil {
-		t.Fatal(err)
-	}
-	row := func(kernel string, errPct float64) RowResult {
-		var r RowResult
-		r.Chip, r.Kernel, r.Modelled, r.Row.HasTime, r.ErrorPct = chip, kernel, true, true, errPct
-		return r
-	}
+	row := timedRow(t, "M1 Pro 16-core GPU")
 	rep := &Report{Rows: []RowResult{row(KernelMulMMID, 2), row(KernelMulMMID, -4), row(KernelMulMV, 1)}}
 	var b strings.Builder
 	rep.writeByKernel(&b)
@@ -304,16 +289,7 @@ func TestAccuracyByKernel(t *testing.T) {
 // TestGoalsOnMulMMIDRows: docs/accuracy.md's goal table holds only the rows
 // llama.cpp runs with mul_mm_id; a mul_mv_id row and its pair are left out.
 func TestGoalsOnMulMMIDRows(t *testing.T) {
-	chip, err := sim.LookupChip("M1 Pro 16-core GPU")
-	if err != nil {
-		t.Fatal(err)
-	}
-	row := func(kernel string, errPct float64) RowResult {
-		var r RowResult
-		r.Chip, r.Kernel, r.Modelled, r.Row.HasTime, r.ErrorPct = chip, kernel, true, true, errPct
-		r.MeasuredUs, r.PredictedUs, r.Result = 100, 100+errPct, &sim.Result{}
-		return r
-	}
+	row := timedRow(t, "M1 Pro 16-core GPU")
 	m5, err := sim.LookupChip("M5 10-core GPU")
 	if err != nil {
 		t.Fatal(err)
@@ -322,7 +298,7 @@ func TestGoalsOnMulMMIDRows(t *testing.T) {
 	unmodelled.Chip, unmodelled.Path, unmodelled.Modelled = m5, tile.Tensor, false
 	rep := &Report{
 		Rows:  []RowResult{row(KernelMulMMID, 1), row(KernelMulMMID, -1), row(KernelMulMVID, 30), unmodelled},
-		Pairs: []PairResult{{Chip: chip.Name, Kernel: KernelMulMVID, ErrorPP: 20}},
+		Pairs: []PairResult{{Chip: "M1 Pro 16-core GPU", Kernel: KernelMulMVID, ErrorPP: 20}},
 	}
 	var b strings.Builder
 	if err := rep.WriteAccuracyDoc(&b, "test", nil); err != nil {
@@ -345,14 +321,7 @@ func TestMap0LimitIsNotModelled(t *testing.T) {
 	tsv := "# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tvariant\tus_per_run\n" +
 		"M1 Pro 16-core GPU\tMUL_MAT_ID\tq4_0\tf32\t2048\t8\t64\t64\t32\tupstream\t100\n" +
 		"M1 Pro 16-core GPU\tMUL_MAT_ID\tq4_0\tf32\t8\t2\t64\t64\t32\tupstream\t10\n"
-	rows, err := ParseTSV(strings.NewReader(tsv), "map0.tsv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases, err := Match(rows, MatchOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cases := matchTSV(t, tsv, "map0.tsv")
 	if cases[0].Modelled || !strings.Contains(cases[0].Reason, "n_mats = 2048: must be in [1, 1024]") {
 		t.Errorf("2048 experts: modelled %v, reason %q", cases[0].Modelled, cases[0].Reason)
 	}
@@ -371,7 +340,16 @@ func TestMatchNotesMissingMap0(t *testing.T) {
 	tsv := "# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tvariant\tus_per_run\n" +
 		"M1 Pro 16-core GPU\tMUL_MAT_ID\tq4_0\tf32\t32\t3\t256\t512\t64\tupstream\t100\n" +
 		"M1 Pro 16-core GPU\tMUL_MAT_ID\tq4_0\tf32\t32\t4\t256\t512\t64\tupstream\t100\n"
-	rows, err := ParseTSV(strings.NewReader(tsv), "used.tsv")
+	cases := matchTSV(t, tsv, "used.tsv")
+	if !cases[0].Modelled || !strings.Contains(cases[0].Note, "n_used = 3") || cases[1].Note != "" {
+		t.Errorf("notes: n_used 3 %q (modelled %v), n_used 4 %q", cases[0].Note, cases[0].Modelled, cases[1].Note)
+	}
+}
+
+// matchTSV parses a calibration TSV and matches its rows to cases.
+func matchTSV(t *testing.T, tsv, source string) []Case {
+	t.Helper()
+	rows, err := ParseTSV(strings.NewReader(tsv), source)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +357,21 @@ func TestMatchNotesMissingMap0(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cases[0].Modelled || !strings.Contains(cases[0].Note, "n_used = 3") || cases[1].Note != "" {
-		t.Errorf("notes: n_used 3 %q (modelled %v), n_used 4 %q", cases[0].Note, cases[0].Modelled, cases[1].Note)
+	return cases
+}
+
+// timedRow returns a maker of hand-made modelled rows with a measured time on
+// chip: a kernel and an error (measured 100 µs).
+func timedRow(t *testing.T, chip string) func(kernel string, errPct float64) RowResult {
+	t.Helper()
+	c, err := sim.LookupChip(chip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(kernel string, errPct float64) RowResult {
+		var r RowResult
+		r.Chip, r.Kernel, r.Modelled, r.Row.HasTime, r.ErrorPct = c, kernel, true, true, errPct
+		r.MeasuredUs, r.PredictedUs, r.Result = 100, 100+errPct, &sim.Result{}
+		return r
 	}
 }
