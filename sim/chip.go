@@ -178,9 +178,6 @@ func (c *Chip) binChips() ([]*Chip, error) {
 			d.DRAMBandwidthGBs = *b.DRAMBandwidthGBs
 		}
 		d.Notes = strings.TrimSpace(fmt.Sprintf("A bin of the %s (its file's bins): every number not given by the bin is that chip's. %s", c.Name, c.Notes))
-		if strings.TrimSpace(b.Name) == "" {
-			return nil, fmt.Errorf("chip %s: bins: a bin needs a name", c.Name)
-		}
 		if err := d.Validate(); err != nil {
 			return nil, fmt.Errorf("chip %s: bin %s: %w", c.Name, b.Name, err)
 		}
@@ -533,11 +530,15 @@ func (c *Chip) Validate() error {
 		errs = append(errs, errors.New("family: missing"))
 	}
 	checkParam := func(field string, p *Param, lo, hi float64, integer bool) {
+		bad := ""
+		if p.Source != "" {
+			bad = checkSource(p)
+		}
 		switch {
 		case p.Source == "":
 			errs = append(errs, fmt.Errorf("%s: missing (every number needs a value and a source)", field))
-		case checkSource(p) != "":
-			errs = append(errs, fmt.Errorf("%s: %s", field, checkSource(p)))
+		case bad != "":
+			errs = append(errs, fmt.Errorf("%s: %s", field, bad))
 		case math.IsNaN(p.Value) || p.Value < lo || p.Value > hi:
 			errs = append(errs, fmt.Errorf("%s = %g: must be in [%g, %g]", field, p.Value, lo, hi))
 		case integer && p.Value != math.Trunc(p.Value):
