@@ -87,24 +87,7 @@ func VerifyMulMatID(dir string) ([]Result, []MulMatIDCheck, error) {
 		ck := CheckMulMatIDCase(m.Dir, c)
 		checks = append(checks, ck)
 		r := Result{Set: "mulmatid", Name: c.Name}
-		switch {
-		case ck.Err != nil:
-			r.Detail = ck.Err.Error()
-		case ck.WorstRatio > 1:
-			r.Detail = fmt.Sprintf("|emulated - ref_f16in| reaches %.3g x the accumulation tolerance", ck.WorstRatio)
-		case ck.WorstDst > 1:
-			r.Detail = fmt.Sprintf("|emulated - dst| reaches %.3g x the manifest bound", ck.WorstDst)
-		case !ck.HalfTileSame:
-			r.Detail = "half-tile variant differs from upstream"
-		default:
-			r.Pass = true
-			refs := "manifest references"
-			if ck.RefsComputed {
-				refs = "computed references"
-			}
-			r.Detail = fmt.Sprintf("4 runs (simdgroup, tensor x upstream, halftile), %s: worst error %.3g of tolerance, %.3g of dst bound; half-tile bits identical",
-				refs, ck.WorstRatio, ck.WorstDst)
-		}
+		r.Pass, r.Detail = ck.verdict()
 		results = append(results, r)
 	}
 	return results, checks, nil
@@ -161,19 +144,10 @@ func CheckMulMatIDCase(dir string, c *MulMatIDCase) MulMatIDCheck {
 		for i, v := range res.Dst {
 			tol := AccumulationTolerance(p.K, ref.SumAbs[i])
 			d := math.Abs(float64(v) - float64(refh[i]))
-			if tol > 0 {
-				ck.WorstRatio = math.Max(ck.WorstRatio, d/tol)
-			} else if d > 0 {
-				ck.WorstRatio = math.Inf(1)
-			}
+			ck.WorstRatio = worstRatio(ck.WorstRatio, d, tol)
 			if dstBound > 0 || c.Stats != nil {
-				bound := dstBound + tol
 				dd := math.Abs(float64(v) - float64(dst[i]))
-				if bound > 0 {
-					ck.WorstDst = math.Max(ck.WorstDst, dd/bound)
-				} else if dd > 0 {
-					ck.WorstDst = math.Inf(1)
-				}
+				ck.WorstDst = worstRatio(ck.WorstDst, dd, dstBound+tol)
 			}
 		}
 		if prev, ok := up[run.Path]; ok {
@@ -292,4 +266,41 @@ func readI32(dir string, d Descriptor) ([]int32, error) {
 		out[i] = int32(binary.LittleEndian.Uint32(raw[4*i:]))
 	}
 	return out, nil
+}
+
+// worstRatio returns the larger of worst and d as a fraction of bound: a
+// difference over a zero bound, or a NaN on either side of it (NaN or an
+// infinity in an output or a reference), is past any bound (+Inf). math.Max
+// would carry a NaN along, and a NaN compares false with every bound.
+func worstRatio(worst, d, bound float64) float64 {
+	switch {
+	case math.IsNaN(d) || math.IsNaN(bound):
+		return math.Inf(1)
+	case bound > 0:
+		return max(worst, d/bound)
+	case d > 0:
+		return math.Inf(1)
+	}
+	return worst
+}
+
+// verdict says whether a case passed and why (written so that a NaN ratio,
+// which compares false with every bound, fails).
+func (ck *MulMatIDCheck) verdict() (bool, string) {
+	switch {
+	case ck.Err != nil:
+		return false, ck.Err.Error()
+	case !(ck.WorstRatio <= 1):
+		return false, fmt.Sprintf("|emulated - ref_f16in| reaches %.3g x the accumulation tolerance", ck.WorstRatio)
+	case !(ck.WorstDst <= 1):
+		return false, fmt.Sprintf("|emulated - dst| reaches %.3g x the manifest bound", ck.WorstDst)
+	case !ck.HalfTileSame:
+		return false, "half-tile variant differs from upstream"
+	}
+	refs := "manifest references"
+	if ck.RefsComputed {
+		refs = "computed references"
+	}
+	return true, fmt.Sprintf("4 runs (simdgroup, tensor x upstream, halftile), %s: worst error %.3g of tolerance, %.3g of dst bound; half-tile bits identical",
+		refs, ck.WorstRatio, ck.WorstDst)
 }

@@ -101,3 +101,29 @@ func TestAccumulationToleranceCatchesWrongOrder(t *testing.T) {
 		t.Fatalf("tolerance %g would hide a dropped term of size %g", tol, sumAbs/256)
 	}
 }
+
+// TestNaNFails: a NaN in an output or a reference is past every bound, in the
+// running worst ratio and in the verdict.
+func TestNaNFails(t *testing.T) {
+	nan := math.NaN()
+	for _, tc := range []struct{ worst, d, bound, want float64 }{
+		{0.5, 0.1, 1, 0.5},
+		{0, 2, 1, 2},
+		{0, nan, 1, math.Inf(1)},
+		{0, 1, nan, math.Inf(1)},
+		{0, 0.1, 0, math.Inf(1)},
+		{0.3, 0, 0, 0.3},
+	} {
+		if got := worstRatio(tc.worst, tc.d, tc.bound); got != tc.want {
+			t.Errorf("worstRatio(%g, %g, %g) = %g, want %g", tc.worst, tc.d, tc.bound, got, tc.want)
+		}
+	}
+	for _, ck := range []MulMatIDCheck{{WorstRatio: nan, HalfTileSame: true}, {WorstDst: nan, HalfTileSame: true}} {
+		if pass, detail := ck.verdict(); pass {
+			t.Errorf("%+v passed: %s", ck, detail)
+		}
+	}
+	if pass, _ := (&MulMatIDCheck{WorstRatio: 0.5, WorstDst: 0.5, HalfTileSame: true}).verdict(); !pass {
+		t.Error("a case within its bounds failed")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/metalsim/metalsim/golden"
 )
@@ -24,6 +25,7 @@ func runGolden(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "golden", fmt.Errorf("%s: not a readable directory", dir))
 	}
 	var all []golden.Result
+	var absent []string // sets the directory does not hold
 	for _, step := range []struct {
 		name string
 		f    func(string) ([]golden.Result, error)
@@ -39,6 +41,9 @@ func runGolden(args []string, stdout, stderr io.Writer) int {
 		for _, r := range res {
 			fmt.Fprintln(stdout, r)
 		}
+		if len(res) == 0 {
+			absent = append(absent, step.name+"/")
+		}
 		all = append(all, res...)
 	}
 	passed, failed := 0, 0
@@ -53,7 +58,11 @@ func runGolden(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simrun golden: %s holds no tables/, dequant/ or mulmatid/ folder\n", dir)
 		return exitBadUsed
 	}
-	fmt.Fprintf(stdout, "golden: %d passed, %d failed\n", passed, failed)
+	fmt.Fprintf(stdout, "golden: %d passed, %d failed", passed, failed)
+	if len(absent) > 0 {
+		fmt.Fprintf(stdout, " (not in %s, so not checked: %s)", dir, strings.Join(absent, ", "))
+	}
+	fmt.Fprintln(stdout)
 	if failed > 0 {
 		return exitFailed
 	}
