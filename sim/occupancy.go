@@ -58,8 +58,11 @@ func OccupancyFor(c *Chip, threadsPerTG, regsPerThread, tgMemBytes int) (Occupan
 			int(c.RegisterFile.Value), regsPerThread, g, int(c.RegisterFile.Value)/(4*regsPerThread)/g*g,
 			int(c.MaxThreadsPerCore.Value), int(c.MaxThreadsPerTG.Value))
 	}
-	o.ByRegisters = o.ThreadsByRegs / threadsPerTG
-	o.ByThreads = int(c.MaxThreadsPerCore.Value) / threadsPerTG
+	// a threadgroup holds whole simdgroups: registers and thread slots are
+	// taken 32 threads at a time, so 33 threads take 64
+	alloc := (threadsPerTG + 31) / 32 * 32
+	o.ByRegisters = o.ThreadsByRegs / alloc
+	o.ByThreads = int(c.MaxThreadsPerCore.Value) / alloc
 	o.ByTGCap = int(c.MaxTGsPerCore.Value)
 	o.ByTGMemory = math.MaxInt
 	if tgMemBytes > 0 {

@@ -742,3 +742,17 @@ func TestChipRates(t *testing.T) {
 		}
 	}
 }
+
+// TestOccupancyWholeSimdgroups: a threadgroup takes registers and thread
+// slots in whole simdgroups, so one of 33 threads takes 64 and residency
+// never passes the core's simdgroups.
+func TestOccupancyWholeSimdgroups(t *testing.T) {
+	chip := mustChip(t, "M1 Pro 16-core GPU")
+	o, err := sim.OccupancyFor(chip, 33, 8, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if max := int(chip.MaxThreadsPerCore.Value) / 32; o.SGsPerCore > max || o.TGsPerCore != 48 {
+		t.Errorf("33 threads at 8 registers: %d threadgroups, %d simdgroups; want 48 and at most %d", o.TGsPerCore, o.SGsPerCore, max)
+	}
+}

@@ -70,6 +70,7 @@ func TestBadInputFailsEarly(t *testing.T) {
 		{[]string{"simulate", "--type", "f32", "--k", "16"}, "--k: problem: k = 16: must be a multiple of the tile's nk = 32"},
 		{[]string{"emulate", "--type", "f32", "--k", "16"}, "--k: problem: k = 16"},
 		{[]string{"trace", "--type", "f32", "--k", "16"}, "--k: problem: k = 16"},
+		{[]string{"trace", "--window", "0:5", "--out", filepath.Join(dir, "same.svg"), "--svg", filepath.Join(dir, "same.svg")}, "the same file as --out"},
 		// an empty --path is not the chip's default path
 		{[]string{"sweep", "--path", ""}, `--path "": empty; leave the flag out for its default`},
 		{[]string{"compare", "--path", " ", "upstream", "halftile"}, `--path " ": empty`},

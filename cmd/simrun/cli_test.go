@@ -352,3 +352,19 @@ func TestFitKeepsItsOwnValues(t *testing.T) {
 		t.Errorf("sg_launch_clk source %q: the value taken from the 16-core chip should stay, with its source", loaded.Launch.Source)
 	}
 }
+
+// failWriter fails every write, like a full disk.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, os.ErrClosed }
+
+// TestUnwritableOutputFails: a command whose output cannot be written exits 2
+// and says so, whether or not it checks its prints (occupancy did not).
+func TestUnwritableOutputFails(t *testing.T) {
+	for _, args := range [][]string{{"occupancy"}, {"isa"}, {"chips"}} {
+		var errb bytes.Buffer
+		if code := run(args, failWriter{}, &errb); code != exitBadUsed || !strings.Contains(errb.String(), "file already closed") {
+			t.Errorf("simrun %s to a failing writer: exit %d, stderr %q", args[0], code, errb.String())
+		}
+	}
+}

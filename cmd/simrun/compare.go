@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -396,6 +398,10 @@ func plotCompare(file string, rows []compareRow, variants []variantArg) error {
 		key         string
 		a, b, delta plotter.XYs
 	}
+	// lines join the points in n order, whatever order --n gave them in (a
+	// stable sort keeps the chips' and shapes' order within each n)
+	rows = slices.Clone(rows)
+	slices.SortStableFunc(rows, func(a, b compareRow) int { return cmp.Compare(a.N, b.N) })
 	var all []*series
 	byKey := map[string]*series{}
 	for _, r := range rows {

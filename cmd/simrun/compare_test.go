@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -132,5 +133,22 @@ func TestCompareErrors(t *testing.T) {
 		if !strings.Contains(errb, w) {
 			t.Errorf("compare -h lacks %q", w)
 		}
+	}
+}
+
+// TestComparePlotOrder: the plot joins points in n order, so --n in any order
+// draws the same picture.
+func TestComparePlotOrder(t *testing.T) {
+	dir := t.TempDir()
+	var pics [2][]byte
+	for i, ns := range []string{"32,128,64", "64,32,128"} {
+		svg := filepath.Join(dir, fmt.Sprintf("c%d.svg", i))
+		if code, _, errb := simrunCmd("compare", "--n", ns, "--draws", "1", "--experts", "8", "--used", "2", "--m", "64", "--k", "256", "--plot", svg, "upstream", "halftile"); code != exitOK {
+			t.Fatalf("compare --n %s: exit %d: %s", ns, code, errb)
+		}
+		pics[i] = []byte(readFile(t, svg))
+	}
+	if !bytes.Equal(pics[0], pics[1]) {
+		t.Error("the plots of --n 32,128,64 and --n 64,32,128 differ")
 	}
 }

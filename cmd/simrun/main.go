@@ -52,8 +52,38 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run dispatches to a subcommand; no arguments runs the headline experiment.
+// outWriter keeps the first error of writing standard output, so that no
+// command exits 0 after output it could not write (a full disk, a closed
+// pipe), whether or not it checks every print.
+type outWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (o *outWriter) Write(p []byte) (int, error) {
+	if o.err != nil {
+		return 0, o.err
+	}
+	n, err := o.w.Write(p)
+	if err != nil {
+		o.err = err
+	}
+	return n, err
+}
+
+// run dispatches to a subcommand; no arguments runs the headline experiment. A
+// command that ran but could not write its output exits 2.
 func run(args []string, stdout, stderr io.Writer) int {
+	out := &outWriter{w: stdout}
+	code := dispatch(args, out, stderr)
+	if code == exitOK && out.err != nil {
+		fmt.Fprintf(stderr, "simrun: writing standard output: %v\n", out.err)
+		return exitBadUsed
+	}
+	return code
+}
+
+func dispatch(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		return runHeadline(nil, stdout, stderr)
 	}

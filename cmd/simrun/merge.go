@@ -33,23 +33,35 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() == 0 {
 		return fail(stderr, "merge", errors.New("no shard files (usage: simrun merge SHARD...)"))
 	}
-	if err := mergeSweeps(fs.Args(), stdout); err != nil {
+	rows, err := mergeSweeps(fs.Args(), stdout)
+	if err != nil {
 		return fail(stderr, "merge", err)
+	}
+	// as the unsharded sweep does: points that could not run fail the merge
+	var failed []*sweepRow
+	for _, r := range rows {
+		if r.Error != "" {
+			failed = append(failed, r)
+		}
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(stderr, "simrun merge: %d of %d points failed (error column); first: %s\n", len(failed), len(rows), failed[0].Error)
+		return exitFailed
 	}
 	return exitOK
 }
 
-// mergeSweeps reads shard files and writes the merged sweep.
-func mergeSweeps(files []string, w io.Writer) error {
+// mergeSweeps reads shard files, writes the merged sweep and returns its rows.
+func mergeSweeps(files []string, w io.Writer) ([]*sweepRow, error) {
 	var all []*sweepFile
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		sf, err := readSweepFile(f, data)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		all = append(all, sf)
 	}
@@ -68,25 +80,26 @@ func mergeSweeps(files []string, w io.Writer) error {
 	}
 	for _, sf := range all {
 		if sf.json != first.json {
-			return fmt.Errorf("%s is %s but %s is %s: merge shards of one format", sf.name, formatName(sf.json), first.name, formatName(first.json))
+			return nil, fmt.Errorf("%s is %s but %s is %s: merge shards of one format", sf.name, formatName(sf.json), first.name, formatName(first.json))
 		}
 		if sf.id == "" {
 			continue
 		}
 		if sf.id != ref.id {
-			return fmt.Errorf("%s: sweep_id %s, but %s has %s: not a shard of the same sweep (all shards need the same flags but --shard, --workers and --format, and the same chip and variant files)",
+			return nil, fmt.Errorf("%s: sweep_id %s, but %s has %s: not a shard of the same sweep (all shards need the same flags but --shard, --workers and --format, and the same chip and variant files)",
 				sf.name, sf.id, ref.name, ref.id)
 		}
 		if sf.points != ref.points {
-			return fmt.Errorf("%s: a sweep of %d points, but %s has %d (an edited file?)", sf.name, sf.points, ref.name, ref.points)
+			return nil, fmt.Errorf("%s: a sweep of %d points, but %s has %d (an edited file?)", sf.name, sf.points, ref.name, ref.points)
 		}
 	}
-	points, id := 0, ""
-	if ref != nil {
-		points, id = ref.points, ref.id
+	if ref == nil {
+		// a CSV shard names its sweep and its points count only in its rows
+		return nil, fmt.Errorf("no shard among %s holds a point, so the sweep's points cannot be told: merge the shards that hold them", strings.Join(files, ", "))
 	}
+	points, id := ref.points, ref.id
 	if err := checkShards(all, points); err != nil {
-		return err
+		return nil, err
 	}
 	// work over the rows the files hold, never over the points count a file
 	// claims: a corrupt count must not allocate or loop
@@ -95,7 +108,7 @@ func mergeSweeps(files []string, w io.Writer) error {
 	for _, sf := range all {
 		for _, r := range sf.rows {
 			if o := from[r.Index]; o != nil {
-				return fmt.Errorf("point %d is in both %s and %s (the same shard twice?)", r.Index, o.name, sf.name)
+				return nil, fmt.Errorf("point %d is in both %s and %s (the same shard twice?)", r.Index, o.name, sf.name)
 			}
 			owner[r.Index], from[r.Index] = r, sf
 		}
@@ -111,20 +124,22 @@ func mergeSweeps(files []string, w io.Writer) error {
 		if n := points - len(owner); n > len(missing) {
 			more = fmt.Sprintf(" and %d more", n-len(missing))
 		}
-		return fmt.Errorf("points %s%s of %d are in no file (a shard missing?)", strings.Join(missing, ", "), more, points)
+		return nil, fmt.Errorf("points %s%s of %d are in no file (a shard missing?)", strings.Join(missing, ", "), more, points)
 	}
 	// the rows were checked to be as simrun sweep writes them, so writing
 	// them with its writer gives its bytes
 	sw, err := newSweepWriter(w, first.json, points, id)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	rows := make([]*sweepRow, points)
 	for i := range points {
 		if err := sw.write(owner[i]); err != nil {
-			return err
+			return nil, err
 		}
+		rows[i] = owner[i]
 	}
-	return sw.close()
+	return rows, sw.close()
 }
 
 // checkShards checks that every file holds the rows of one shard i/N of a

@@ -563,7 +563,7 @@ func TestMergeRejectsForeignAndMalformedShards(t *testing.T) {
 }
 
 // Rows with an error (quoted CSV fields) and file routings merge to the bytes
-// of the unsharded run too.
+// of the unsharded run too, and the merge fails as the unsharded run does.
 func TestMergeErrorRowsAndFileRoutings(t *testing.T) {
 	dir := t.TempDir()
 	ids := sweepWriteFile(t, dir, "ids.csv", strings.Repeat("0,1,2,3\n", 32))
@@ -579,8 +579,26 @@ func TestMergeErrorRowsAndFileRoutings(t *testing.T) {
 			_, out, _ := simrunCmd(append(args, "--format", format, "--shard", fmt.Sprintf("%d/3", i))...)
 			shards = append(shards, sweepWriteFile(t, dir, fmt.Sprintf("e%d.%s", i, format), out))
 		}
-		if code, merged, errb := simrunCmd(append([]string{"merge"}, shards...)...); code != exitOK || merged != full {
+		if code, merged, errb := simrunCmd(append([]string{"merge"}, shards...)...); code != exitFailed || merged != full || !strings.Contains(errb, "2 of 8 points failed") {
 			t.Fatalf("%s: exit %d, %s; merged output equal to the unsharded run: %t", format, code, errb, merged == full)
 		}
+	}
+}
+
+// TestMergeOnlyEmptyShards: CSV shards that hold no point cannot tell the
+// sweep's points count (it is in the rows), so merging only them is an error,
+// as it is for JSON shards, not a header-only table.
+func TestMergeOnlyEmptyShards(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for _, i := range []string{"50", "60"} { // the sweep has 40 points
+		code, out, errb := simrunCmd(sweepArgs("--n", "32,64", "--format", "csv", "--shard", i+"/90")...)
+		if code != exitOK {
+			t.Fatalf("shard %s: exit %d: %s", i, code, errb)
+		}
+		files = append(files, sweepWriteFile(t, dir, "empty"+i+".csv", out))
+	}
+	if code, out, errb := simrunCmd(append([]string{"merge"}, files...)...); code != exitBadUsed || out != "" || !strings.Contains(errb, "holds a point") {
+		t.Errorf("merge of empty CSV shards: exit %d, stdout %q, stderr %q", code, out, errb)
 	}
 }

@@ -132,6 +132,20 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	if toStdout > 1 {
 		return fail(stderr, "trace", errors.New("only one of --out, --png and --svg may be - (standard output)"))
 	}
+	// two outputs to one file: the second would overwrite the first
+	files := map[string]string{}
+	if writeJSON && *out != "-" {
+		files[filepath.Clean(*out)] = "--out"
+	}
+	for _, pc := range pics {
+		if pc.file == "" || pc.file == "-" {
+			continue
+		}
+		if other, ok := files[filepath.Clean(pc.file)]; ok {
+			return fail(stderr, "trace", fmt.Errorf("--%s %s: the same file as %s; give each output a file of its own", pc.format, pc.file, other))
+		}
+		files[filepath.Clean(pc.file)] = "--" + pc.format
+	}
 	if *maxRows < 1 || *maxRows > trace.MaxTimelineRows {
 		return fail(stderr, "trace", fmt.Errorf("--rows = %d: must be in [1, %d]", *maxRows, trace.MaxTimelineRows))
 	}
