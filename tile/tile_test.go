@@ -131,6 +131,12 @@ func TestVariantValidate(t *testing.T) {
 	if err := big.Validate(Simdgroup); err != nil {
 		t.Errorf("128x128 tile: %v, want it valid (the chip decides)", err)
 	}
+	// a half-skip over a single part skips nothing: an error, not a no-op
+	noop := HalfTile()
+	noop.NR1H = noop.NR1
+	if err := noop.Validate(Simdgroup); err == nil || !strings.Contains(err.Error(), "nothing to skip") {
+		t.Errorf("half_skip with nr1h = nr1: %v, want an error", err)
+	}
 	huge := Upstream()
 	huge.NR0, huge.NR1 = 2048, 1024
 	if err := huge.Validate(Simdgroup); err == nil || !strings.Contains(err.Error(), "threadgroup memory 8388608") {

@@ -249,6 +249,9 @@ func (v Variant) Validate(path Path) error {
 	if v.DualDescriptor && !v.HalfSkip {
 		bad("dual_descriptor: needs half_skip (the half-tile descriptor is what the skip runs)")
 	}
+	if v.HalfSkip && g.NR1H == g.NR1 {
+		bad("half_skip with nr1h = nr1 = %d: the token tile is one part, so there is nothing to skip; make nr1h a smaller divisor of nr1, or drop half_skip", g.NR1)
+	}
 	return errors.Join(errs...)
 }
 

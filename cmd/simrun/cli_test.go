@@ -368,3 +368,34 @@ func TestUnwritableOutputFails(t *testing.T) {
 		}
 	}
 }
+
+// TestEmulateNotes: emulate says when llama.cpp would not run what it
+// emulates (mat-vec for n < 32, no map0 kernel for the n_used), and its MAC
+// count leaves out the work the half-tile skips.
+func TestEmulateNotes(t *testing.T) {
+	small := []string{"emulate", "--experts", "8", "--m", "64", "--k", "256"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--used", "2", "--n", "8"}, "llama.cpp runs kernel_mul_mv_id"},
+		{[]string{"--used", "3", "--n", "40"}, "with n_used = 3 it finds no kernel"},
+	} {
+		code, out, errb := runCLI(append(small, tc.args...)...)
+		if code != exitOK || !strings.Contains(out, "note: ") || !strings.Contains(out, tc.want) {
+			t.Errorf("emulate %v: exit %d, want a note %q:\n%s%s", tc.args, code, tc.want, out, errb)
+		}
+	}
+	macs := func(variant string) string {
+		_, out, _ := runCLI(append(small, "--used", "2", "--n", "40", "--variant", variant)...)
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "emulated ") {
+				return strings.Fields(l)[1]
+			}
+		}
+		return ""
+	}
+	if up, half := macs("upstream"), macs("halftile"); up == "" || up == half {
+		t.Errorf("emulated MACs: upstream %q, halftile %q; the half-tile skips work", up, half)
+	}
+}

@@ -81,12 +81,22 @@ func runEmulate(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, "error:")
 	fmt.Fprintf(stdout, "  max |dst - ref_f64|     %.4g   (float64 sum of float32 weights x activations: half staging costs this)\n", maxAbs64)
 	fmt.Fprintf(stdout, "  max |dst - ref_f16in|   %.4g   (%.3g x the float32 accumulation bound (K+1)·u·Σ|w·b|·(1+K·u), u = 2^-24)\n", maxAbsH, worst)
-	macs := float64(res.Counters.Active) * float64(k.NR0*k.NR1) * float64(p.K)
-	fmt.Fprintf(stdout, "emulated %.3g MACs (padding included) in %v: %.3g MAC/s\n", macs, wall.Round(time.Millisecond), macs/wall.Seconds())
+	// the multiply-accumulates the matrix ops executed (8x8x8 and 16x16x16):
+	// padding rows included, skipped half-tiles not
+	w := res.Counters.Work
+	macs := float64(w.MMA8)*8*8*8 + float64(w.MMA16)*16*16*16
+	fmt.Fprintf(stdout, "emulated %.3g MACs (padding included, skipped work not) in %v: %.3g MAC/s\n", macs, wall.Round(time.Millisecond), macs/wall.Seconds())
 	if why := k.WrongB(k.Path); why != "" {
 		fmt.Fprintf(stdout, "note: %s\n", why)
 	}
 	for _, why := range beyondEveryChip(p, k) {
+		fmt.Fprintf(stdout, "note: %s\n", why)
+	}
+	// what llama.cpp would run instead, as simulate says
+	if p.UsesMulMV() {
+		fmt.Fprintln(stdout, "note: llama.cpp runs kernel_mul_mv_id, not mul_mm_id, when n < 32 or k < 64 (kernel-facts 2.2); it keeps the activations in float32, so its values differ from these by the half staging")
+	}
+	if why := tile.Map0Missing(p.Used); why != "" {
 		fmt.Fprintf(stdout, "note: %s\n", why)
 	}
 	if outsideBound(worst) {
@@ -112,6 +122,18 @@ func beyondEveryChip(p tile.Problem, k tile.Kernel) []string {
 		}
 		if b := k.TGMemoryBytes(); b > maxMem {
 			over = append(over, fmt.Sprintf("%d bytes of threadgroup memory (tg_memory_per_tg_bytes is at most %d)", b, maxMem))
+		}
+	}
+	if chips, err := sim.Chips(); err == nil {
+		// map0 builds the routing map first: one threadgroup of n_mats threads
+		var why error
+		for _, c := range chips {
+			if why = sim.CheckMap0(p, c, "n_mats", "n_used"); why == nil {
+				break
+			}
+		}
+		if why != nil {
+			notes = append(notes, fmt.Sprintf("map0, which builds the routing map before mul_mm_id, launches on no embedded chip (%v); the values are computed all the same", why))
 		}
 	}
 	if len(over) > 0 {
