@@ -41,8 +41,10 @@ type TraceOptions struct {
 	// DRAM bandwidth is chip-wide and counts every core.
 	Cores []int
 	// MaxEvents caps the spans and counter samples kept (default
-	// DefaultTraceMaxEvents). When the cap is hit the recorder keeps nothing
-	// more, stops the run and says so in Timeline.Truncated.
+	// DefaultTraceMaxEvents). When the cap is hit the recorder closes the
+	// spans of the threadgroups in flight (cut there, a bounded few over the
+	// cap), keeps nothing more and says so in Timeline.Truncated; the run
+	// stops there unless Full asks for the whole dispatch.
 	MaxEvents int
 	// IdleNs is how long a resident simdgroup must issue nothing (outside
 	// barrier waits) before the gap shows as an idle span. 0 takes twice the
@@ -193,7 +195,8 @@ type TraceRecorder struct {
 	nsg     int
 	tgInfo  func(id int) TraceTG
 	seen    map[int]bool
-	budget  int // events that may still be kept
+	budget  int  // events that may still be kept
+	closing bool // truncate is closing the spans in flight: past the budget
 	off     bool
 	idle    int64
 	deltas  []residentDelta
@@ -399,7 +402,7 @@ func (r *TraceRecorder) emit(sp TraceSpan) {
 	if sp.End <= sp.Start {
 		return
 	}
-	if r.budget <= 0 {
+	if r.budget <= 0 && !r.closing {
 		r.truncate()
 		return
 	}
@@ -412,10 +415,17 @@ func (r *TraceRecorder) emit(sp TraceSpan) {
 }
 
 func (r *TraceRecorder) truncate() {
-	if !r.off {
-		r.off = true
-		r.tl.Truncated, r.tl.TruncatedAt = true, r.running
+	if r.off || r.closing {
+		return
 	}
+	r.tl.Truncated, r.tl.TruncatedAt = true, r.running
+	// the threadgroups in flight keep their spans, cut where the recording
+	// stops (at most resident threadgroups x (simdgroups + 1) spans past
+	// the cap), so no lane is left empty
+	r.closing = true
+	r.closeLive(min(r.running, r.tl.End))
+	r.closing = false
+	r.off = true
 }
 
 // issue implements traceSink.
@@ -539,7 +549,8 @@ func (r *TraceRecorder) tgFinish(ci, slot int, t int64) bool {
 		tt.live = false
 		r.delta(ci, t, -1)
 	}
-	return r.off || !r.opt.Full && t >= r.tl.End
+	// Full runs on to the dispatch's end, recording or not
+	return !r.opt.Full && (r.off || t >= r.tl.End)
 }
 
 // serve replays a DRAM transfer on a shadow of the engine's chip-wide channel
@@ -560,24 +571,10 @@ func (r *TraceRecorder) serve(t, bytes float64) {
 	}
 }
 
-// finish closes what is still open at the end of the run or the window and
-// makes the counter samples.
-func (r *TraceRecorder) finish() {
-	tl := &r.tl
-	complete := true
-	for _, c := range r.cs {
-		for i := range c.tgs {
-			if c.tgs[i].live {
-				complete = false
-			}
-		}
-	}
-	tl.Complete = complete && !r.off
-	tl.SimulatedCycles = r.running
-	end := min(r.running, tl.End)
-	if tl.Truncated {
-		end = min(end, tl.TruncatedAt)
-	}
+// closeLive closes the spans of the threadgroups in flight at end on the
+// traced cores: each simdgroup's phase or barrier wait and the threadgroup
+// itself, all marked open (cut there).
+func (r *TraceRecorder) closeLive(end int64) {
 	for ci, c := range r.cs {
 		if !r.want[ci] {
 			continue
@@ -601,6 +598,27 @@ func (r *TraceRecorder) finish() {
 			}
 			r.emit(TraceSpan{Kind: SpanThreadgroup, Core: ci, Slot: slot, SG: -1, Start: tt.start, End: end, TG: tt.id, Open: true})
 		}
+	}
+}
+
+// finish closes what is still open at the end of the run or the window and
+// makes the counter samples.
+func (r *TraceRecorder) finish() {
+	tl := &r.tl
+	complete := true
+	for _, c := range r.cs {
+		for i := range c.tgs {
+			if c.tgs[i].live {
+				complete = false
+			}
+		}
+	}
+	tl.Complete = complete // the run reached the dispatch's end (Truncated: the trace did not)
+	tl.SimulatedCycles = r.running
+	r.closeLive(min(r.running, tl.End)) // nothing once truncated: truncate closed them
+	end := min(r.running, tl.End)
+	if tl.Truncated {
+		end = min(end, tl.TruncatedAt)
 	}
 	// resident threadgroups: the count at the window start, then every change
 	// inside the window

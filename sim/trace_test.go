@@ -141,3 +141,47 @@ func TestTraceOptionErrors(t *testing.T) {
 		t.Errorf("core 8 of 8: %v", err)
 	}
 }
+
+// TestTraceCapCutsInFlight: when the event cap stops the recording, the
+// threadgroups in flight keep their spans, cut (open) where it stopped; with
+// Full the run still goes to the dispatch's end, and its time is the untraced
+// one.
+func TestTraceCapCutsInFlight(t *testing.T) {
+	chip := mustChip(t, "M1 Pro 16-core GPU")
+	k := tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}
+	for _, full := range []bool{false, true} {
+		rec, err := sim.NewTraceRecorder(sim.TraceOptions{Cores: []int{0}, MaxEvents: 300, Full: full})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sim.NewSimulator().TraceRun(smallProblem, k, chip, 1, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tl := rec.Timeline()
+		if !tl.Truncated {
+			t.Fatalf("full %v: a 300-event cap was not hit", full)
+		}
+		cut := 0
+		for _, sp := range tl.Spans {
+			if sp.Kind == sim.SpanThreadgroup && sp.Open && sp.End == tl.TruncatedAt {
+				cut++
+			}
+		}
+		if cut == 0 {
+			t.Errorf("full %v: no threadgroup span cut where the cap stopped the recording", full)
+		}
+		if tl.Complete != full {
+			t.Errorf("full %v: complete run %v", full, tl.Complete)
+		}
+		if full {
+			plain, err := sim.Simulate(smallProblem, k, chip, sim.Options{Engine: sim.Detailed, Draws: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Us != plain.KernelUs {
+				t.Errorf("full run after the cap: %.1f µs, the detailed engine %.1f µs", res.Us, plain.KernelUs)
+			}
+		}
+	}
+}
