@@ -152,8 +152,10 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	switch *format {
 	case "json":
+		warnUnverified(stderr, "compare", model)
 		err = writeCompareJSON(stdout, rows)
 	case "csv":
+		warnUnverified(stderr, "compare", model)
 		err = writeCompareCSV(stdout, rows)
 	default:
 		err = writeCompareText(stdout, rows, variants, model, opt)

@@ -179,6 +179,7 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	case "json":
 		err = writeModelJSON(stdout, m, chip, k.String(), opt, rows)
 	case "csv":
+		warnUnverified(stderr, "model", m)
 		err = writeModelCSV(stdout, rows)
 	default:
 		writeModelHeader(stdout, m)
@@ -227,6 +228,15 @@ func modelTypeHint(err error) error {
 		return fmt.Errorf("--gguf: %w; pass --type to simulate every expert tensor as one supported type", err)
 	}
 	return err
+}
+
+// warnUnverified says on stderr which of a model's numbers are unverified,
+// for the outputs (CSV, compare's JSON) that have no place to say it.
+func warnUnverified(stderr io.Writer, cmd string, m *models.Model) {
+	if m != nil && len(m.Unverified) > 0 {
+		fmt.Fprintf(stderr, "simrun %s: %s: unverified: %s (written from memory of the source, not checked: verify before relying on them)\n",
+			cmd, m.Name, strings.Join(m.Unverified, ", "))
+	}
 }
 
 // writeModelHeader prints the model, flagging unverified numbers.

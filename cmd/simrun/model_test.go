@@ -143,3 +143,19 @@ func TestModelErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestUnverifiedOnEveryFormat: a preset's unverified numbers are said in every
+// output format: in the text and model's JSON themselves, on stderr for CSV
+// and compare's JSON.
+func TestUnverifiedOnEveryFormat(t *testing.T) {
+	for _, args := range [][]string{
+		{"model", "--preset", "qwen3.5-35b", "--n", "32", "--draws", "1", "--format", "csv"},
+		{"compare", "--preset", "qwen3.5-35b", "--n", "32", "--draws", "1", "--format", "csv", "upstream", "halftile"},
+		{"compare", "--preset", "qwen3.5-35b", "--n", "32", "--draws", "1", "--format", "json", "upstream", "halftile"},
+	} {
+		code, _, errb := runCLI(args...)
+		if code != exitOK || !strings.Contains(errb, "unverified: num_experts") {
+			t.Errorf("simrun %s: exit %d, stderr %q; want the unverified numbers named", strings.Join(args, " "), code, errb)
+		}
+	}
+}
