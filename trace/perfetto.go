@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/metalsim/metalsim/isa"
 	"github.com/metalsim/metalsim/sim"
@@ -139,8 +140,8 @@ func WritePerfetto(w io.Writer, tl *sim.Timeline) (PerfettoStats, error) {
 		{"generator", str("metalsim simrun trace")},
 		{"chip", str(tl.Chip)}, {"kernel", str(tl.Kernel)}, {"problem", str(tl.Problem)},
 		{"seed", num(float64(tl.Seed))},
-		{"window_us", str(fmt.Sprintf("%g:%g", tl.Us(tl.Start), tl.Us(tl.End)))},
-		{"cores", str(fmt.Sprint(tl.Cores))},
+		{"window_us", str(fmt.Sprintf("%.6g:%.6g", tl.Us(tl.Start), tl.Us(tl.End)))},
+		{"cores", str(coreList(tl.Cores))},
 		{"idle_threshold_ns", idleNs},
 		{"dram_sample_us", num(tl.Us(tl.Sample))},
 		{"complete_run", boolean(tl.Complete)},
@@ -309,4 +310,13 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// coreList renders core indices as "0,3,5" (otherData holds strings).
+func coreList(cores []int) string {
+	s := make([]string, len(cores))
+	for i, c := range cores {
+		s[i] = strconv.Itoa(c)
+	}
+	return strings.Join(s, ",")
 }
