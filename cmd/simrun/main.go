@@ -60,6 +60,7 @@ type outWriter struct {
 	err error
 }
 
+// Write writes p, or returns the first error a write met.
 func (o *outWriter) Write(p []byte) (int, error) {
 	if o.err != nil {
 		return 0, o.err
@@ -83,6 +84,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
+// dispatch runs the command args name (the headline without one).
 func dispatch(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		return runHeadline(nil, stdout, stderr)
