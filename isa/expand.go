@@ -29,8 +29,12 @@ func expandMem(_ *Program, _ int, op Op, out []Inst) []Inst {
 }
 
 func expandLoadMeta(_ *Program, _ int, op Op, out []Inst) []Inst {
+	unique := 4 * uint32(op.N) // one word all lanes read (tpe)
+	if op.Arg > 0 {
+		unique = uint32(op.Arg) // the lanes' own words (ids of their B rows)
+	}
 	return append(out, Inst{Class: ClassDevLoad, Count: op.N, ILP: uint8(min(int(op.N), 255)), Stream: StreamMeta,
-		Bytes: lanes * 4, Unique: 4 * uint32(op.N)})
+		Bytes: lanes * 4, Unique: unique})
 }
 
 func expandZeroAcc(_ *Program, _ int, _ Op, out []Inst) []Inst {

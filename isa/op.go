@@ -13,7 +13,7 @@ type Code uint8
 // expansion into timing instructions, and its register footprint.
 const (
 	OpALU       Code = iota // generic ALU group: A = Class, N = count, B = ILP (address arithmetic, loop control, compares)
-	OpLoadMeta              // N device loads of one 4-byte routing word per lane (tpe, ids)
+	OpLoadMeta              // N device loads of one 4-byte routing word per lane (tpe, ids); Arg: distinct bytes, if not one word per load
 	OpZeroAcc               // fill accumulator A with zeros (make_filled_simdgroup_matrix)
 	OpDequantA              // each lane decodes its 16-weight chunk of A work item N (device + constant loads, ALU)
 	OpStoreA                // each lane stores its 16 decoded weights of A work item N as half into the A tile
@@ -94,7 +94,7 @@ func init() {
 	table = [NumCodes]Info{
 		OpALU: {"alu", "A=class N=count B=ILP C=extra wait mask", "N generic instructions of class A (no architectural effect in the emulator)", PhaseSetup,
 			nil, expandALU, noRegs},
-		OpLoadMeta: {"load_meta", "N=loads", "N device loads of a 4-byte routing word per lane", PhaseSetup,
+		OpLoadMeta: {"load_meta", "N=loads Arg=distinct bytes", "N device loads of a 4-byte routing word per lane; Arg > 0: the distinct bytes the lanes read (their own ids), else one word per load (all lanes read it)", PhaseSetup,
 			nil, expandLoadMeta, noRegs},
 		OpZeroAcc: {"zero_acc", "A=accumulator", "accumulator A := 0", PhaseSetup,
 			execZeroAcc, expandZeroAcc, accRegs},

@@ -97,7 +97,9 @@ func (b *Builder) build(c Context) *isa.Program {
 		b.declareMatmuls(p, usedParts, c)
 	}
 	for sg := 0; sg < g.NSG; sg++ {
-		pro := []isa.Op{loadMeta(1), alu(isa.ClassInt, exitInts, 1), loadMeta(bPasses), alu(isa.ClassInt, setupInts, 4)}
+		ids := loadMeta(bPasses)
+		ids.Arg = int32(4 * idWords(g, sg, threads, bPasses))
+		pro := []isa.Op{loadMeta(1), alu(isa.ClassInt, exitInts, 1), ids, alu(isa.ClassInt, setupInts, 4)}
 		pro, body := b.staging(p, sg, c, pro)
 		epi := []isa.Op{{Code: isa.OpBarrier}}
 		if k.Path == Simdgroup {
@@ -281,6 +283,23 @@ func (b *Builder) declareMatmuls(p *isa.Program, usedParts int, c Context) {
 }
 
 func loadMeta(n int) isa.Op { return isa.Op{Code: isa.OpLoadMeta, N: uint16(n)} }
+
+// idWords returns how many distinct routing words (hids entries) the lanes of
+// simdgroup sg read over the B passes: each thread reads the id of its B row,
+// clamped to the tile (kernel-facts 4.2: lr1 = min(tiitg/4, nr1-1) at NK = 32,
+// so a simdgroup's 32 lanes read 8 ids).
+func idWords(g Geometry, sg, threads, passes int) int {
+	per := g.NK / 8 // threads per B row
+	n := 0
+	for p := 0; p < passes; p++ {
+		seen := map[int]bool{}
+		for l := 0; l < 32; l++ {
+			seen[min((32*sg+p*threads+l)/per, g.NR1-1)] = true
+		}
+		n += len(seen)
+	}
+	return n
+}
 
 func alu(c isa.Class, n, ilp int) isa.Op {
 	return isa.Op{Code: isa.OpALU, A: uint8(c), N: uint16(n), B: uint8(ilp)}

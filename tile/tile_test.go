@@ -306,3 +306,27 @@ func TestTransientRegistersSplit(t *testing.T) {
 		check(fmt.Sprintf("%s mul_mv", typ), vb.Program(vb.Context(1, 1)).Registers())
 	}
 }
+
+// TestIDLoadWords: each thread reads the id of its B row, lr1 = min(tiitg/4,
+// nr1-1) (kernel-facts 4.2), so a simdgroup's 32 lanes read 8 distinct ids:
+// 32 bytes per simdgroup on the upstream tile, where it counted 4.
+func TestIDLoadWords(t *testing.T) {
+	p := Problem{Experts: 8, Used: 2, M: 64, K: 256, Tokens: 64, TypeA: dequant.Q4_0}
+	b, err := NewBuilder(p, Kernel{Variant: Upstream(), Path: Simdgroup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := b.Program(Context{Rows: 64, Tokens: 32, Steps: 8})
+	for sg, insts := range prog.Timing().Insts[isa.SecPrologue] {
+		var got []uint32
+		for _, in := range insts {
+			if in.Stream == isa.StreamMeta {
+				got = append(got, in.Unique)
+			}
+		}
+		// the tpe word (all lanes read one), then the lanes' own ids
+		if len(got) != 2 || got[0] != 4 || got[1] != 32 {
+			t.Errorf("simdgroup %d: routing loads of %v distinct bytes, want [4 32]", sg, got)
+		}
+	}
+}
