@@ -41,10 +41,12 @@ type TraceOptions struct {
 	// DRAM bandwidth is chip-wide and counts every core.
 	Cores []int
 	// MaxEvents caps the spans and counter samples kept (default
-	// DefaultTraceMaxEvents). When the cap is hit the recorder closes the
-	// spans of the threadgroups in flight (cut there, a bounded few over the
-	// cap), keeps nothing more and says so in Timeline.Truncated; the run
-	// stops there unless Full asks for the whole dispatch.
+	// DefaultTraceMaxEvents). When the cap is near the recorder closes the
+	// spans of the threadgroups in flight (cut there, in room it keeps for
+	// them), keeps nothing more and says so in Timeline.Truncated; the run
+	// stops there unless Full asks for the whole dispatch. DRAM samples count
+	// as the run reaches their interval, so a run that stops early leaves
+	// their room to spans.
 	MaxEvents int
 	// IdleNs is how long a resident simdgroup must issue nothing (outside
 	// barrier waits) before the gap shows as an idle span. 0 takes twice the
@@ -204,6 +206,8 @@ type TraceRecorder struct {
 	free    float64   // the DRAM channel's shadow: when it is next free
 	bpc     float64   // DRAM bytes per cycle
 	bins    []float64 // DRAM bytes served per sample interval from the window start
+	counted int       // bins counted against the budget: those the run has reached
+	live    int       // threadgroups in flight on the traced cores
 	running int64     // latest event time seen
 }
 
@@ -356,9 +360,10 @@ func (r *TraceRecorder) setup(chip *Chip, cores, nsg int, info func(int) TraceTG
 	r.tgInfo = info
 	r.seen = map[int]bool{}
 	r.bins = make([]float64, (tl.End-tl.Start+tl.Sample-1)/tl.Sample)
-	// room for the DRAM samples and each core's resident count at the window
-	// start; spans and resident changes take the rest as they come
-	r.budget = r.opt.MaxEvents - len(r.bins) - 1 - len(r.opt.Cores)
+	// room for the last DRAM sample and each core's resident count at the
+	// window start; DRAM samples (countBins), spans and resident changes take
+	// the rest as the run reaches them
+	r.budget = r.opt.MaxEvents - 1 - len(r.opt.Cores)
 }
 
 // begin implements tgSink.
@@ -402,7 +407,7 @@ func (r *TraceRecorder) emit(sp TraceSpan) {
 	if sp.End <= sp.Start {
 		return
 	}
-	if r.budget <= 0 && !r.closing {
+	if r.budget <= r.reserve() && !r.closing {
 		r.truncate()
 		return
 	}
@@ -414,14 +419,36 @@ func (r *TraceRecorder) emit(sp TraceSpan) {
 	r.tl.Spans = append(r.tl.Spans, sp)
 }
 
+// reserve is the room kept under the cap for closing the threadgroups in
+// flight when it is reached (closeLive): per simdgroup a phase or idle span
+// and a barrier wait (at most 3 spans), and the threadgroup's own.
+func (r *TraceRecorder) reserve() int { return r.live * (3*r.nsg + 1) }
+
+// countBins counts against the budget the DRAM samples of the intervals the
+// run has reached (finish writes one per interval that starts before the
+// recording's end), so a run that stops early leaves their room to spans.
+func (r *TraceRecorder) countBins() {
+	if r.off {
+		return
+	}
+	reached := min(len(r.bins), int(max(0, (r.running-r.tl.Start+r.tl.Sample-1)/r.tl.Sample)))
+	if need := reached - r.counted; need > 0 {
+		if r.budget-r.reserve() < need {
+			r.truncate()
+			return
+		}
+		r.budget -= need
+		r.counted = reached
+	}
+}
+
 func (r *TraceRecorder) truncate() {
 	if r.off || r.closing {
 		return
 	}
 	r.tl.Truncated, r.tl.TruncatedAt = true, r.running
 	// the threadgroups in flight keep their spans, cut where the recording
-	// stops (at most resident threadgroups x (simdgroups + 1) spans past
-	// the cap), so no lane is left empty
+	// stops, in the room reserve kept for them: no lane is left empty
 	r.closing = true
 	r.closeLive(min(r.running, r.tl.End))
 	r.closing = false
@@ -431,7 +458,10 @@ func (r *TraceRecorder) truncate() {
 // issue implements traceSink.
 func (r *TraceRecorder) issue(c *coreSim, sg *sgRun, in *isa.Inst, t int64) {
 	ci := r.core(c)
-	r.running = max(r.running, t)
+	if t > r.running {
+		r.running = t
+		r.countBins()
+	}
 	if d := c.stats.dramBytes - r.dram[ci]; d > 0 {
 		r.dram[ci] = c.stats.dramBytes
 		r.serve(float64(t), d)
@@ -511,6 +541,7 @@ func (r *TraceRecorder) tgStart(ci, slot int, t int64) {
 		r.tgs[ci] = append(r.tgs[ci], tgTrack{})
 	}
 	r.tgs[ci][slot] = tgTrack{live: true, id: tg.id, start: t}
+	r.live++
 	for s := 0; s < tg.prog.NSG; s++ {
 		*r.track(ci, slot, s) = sgTrack{last: t, tg: tg.id}
 	}
@@ -524,7 +555,7 @@ func (r *TraceRecorder) delta(ci int, t int64, d int) {
 		return
 	}
 	if t >= r.tl.Start && t < r.tl.End {
-		if r.budget <= 0 {
+		if r.budget <= r.reserve() {
 			r.truncate()
 			return
 		}
@@ -535,7 +566,10 @@ func (r *TraceRecorder) delta(ci int, t int64, d int) {
 
 // tgFinish implements tgSink.
 func (r *TraceRecorder) tgFinish(ci, slot int, t int64) bool {
-	r.running = max(r.running, t)
+	if t > r.running {
+		r.running = t
+		r.countBins()
+	}
 	if r.want[ci] {
 		tt := &r.tgs[ci][slot]
 		nsg := r.cs[ci].tgs[slot].prog.NSG
@@ -547,6 +581,7 @@ func (r *TraceRecorder) tgFinish(ci, slot int, t int64) bool {
 		}
 		r.emit(TraceSpan{Kind: SpanThreadgroup, Core: ci, Slot: slot, SG: -1, Start: tt.start, End: t, TG: tt.id})
 		tt.live = false
+		r.live--
 		r.delta(ci, t, -1)
 	}
 	// Full runs on to the dispatch's end, recording or not

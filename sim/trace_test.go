@@ -171,6 +171,9 @@ func TestTraceCapCutsInFlight(t *testing.T) {
 		if cut == 0 {
 			t.Errorf("full %v: no threadgroup span cut where the cap stopped the recording", full)
 		}
+		if n := len(tl.Spans) + len(tl.Samples); n > 300 {
+			t.Errorf("full %v: %d spans and samples past a cap of 300 (the cut spans must fit in the room kept for them)", full, n)
+		}
 		if tl.Complete != full {
 			t.Errorf("full %v: complete run %v", full, tl.Complete)
 		}
