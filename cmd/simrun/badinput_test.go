@@ -81,6 +81,10 @@ func TestBadInputFailsEarly(t *testing.T) {
 		{[]string{"sweep", "--routing", "zipf", "--skew", "1,,2"}, `--skew "1,,2": item 2 is empty`},
 		{[]string{"sweep", "--chip", "M5,,M1"}, `--chip "M5,,M1": item 2 is empty`},
 		{[]string{"sweep", "--variant", "upstream,"}, `--variant "upstream,": item 2 is empty`},
+		// an item given twice is an error too: compare dropped a repeated n and
+		// repeated a repeated chip
+		{[]string{"compare", "--n", "32,32", "upstream", "halftile"}, `--n "32,32": "32" is given twice`},
+		{[]string{"sweep", "--chip", "M1 Pro, M1 Pro"}, `--chip "M1 Pro, M1 Pro": "M1 Pro" is given twice`},
 		{[]string{"compare", "--shapes", "", "upstream", "halftile"}, `--shapes "": want a comma-separated list of MxK`},
 		// trace outputs are checked before the run: a directory, an empty name
 		{[]string{"trace", "--full", "--out", dir}, "is a directory, want a file name"},

@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,9 +54,10 @@ usage: simrun sweep [flags]`
 // Flag helpers shared by sweep, compare and model.
 
 // splitList splits the comma-separated value of flag --flagName into trimmed
-// items. An empty item ("32,,64", a trailing comma) is an error: it is a typo
-// more often than not, and dropping it would run something else than asked.
-// An empty value gives no items (the caller decides whether that is allowed).
+// items. An empty item ("32,,64", a trailing comma) or one given twice is an
+// error: either is a typo more often than not, and dropping or repeating it
+// would run something else than asked. An empty value gives no items (the
+// caller decides whether that is allowed).
 func splitList(flagName, s string) ([]string, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
@@ -65,6 +67,9 @@ func splitList(flagName, s string) ([]string, error) {
 		f = strings.TrimSpace(f)
 		if f == "" {
 			return nil, fmt.Errorf("--%s %q: item %d is empty (a comma too many?)", flagName, s, i+1)
+		}
+		if slices.Contains(out, f) {
+			return nil, fmt.Errorf("--%s %q: %q is given twice", flagName, s, f)
 		}
 		out = append(out, f)
 	}
