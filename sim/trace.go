@@ -407,11 +407,11 @@ func (r *TraceRecorder) emit(sp TraceSpan) {
 	if sp.End <= sp.Start {
 		return
 	}
-	if r.budget <= r.reserve() && !r.closing {
-		r.truncate()
+	if r.closing {
+		r.budget-- // in the room reserve kept
+	} else if !r.spend(1) {
 		return
 	}
-	r.budget--
 	if !r.seen[sp.TG] {
 		r.seen[sp.TG] = true
 		r.tl.TGs = append(r.tl.TGs, r.tgInfo(sp.TG))
@@ -432,14 +432,21 @@ func (r *TraceRecorder) countBins() {
 		return
 	}
 	reached := min(len(r.bins), int(max(0, (r.running-r.tl.Start+r.tl.Sample-1)/r.tl.Sample)))
-	if need := reached - r.counted; need > 0 {
-		if r.budget-r.reserve() < need {
-			r.truncate()
-			return
-		}
-		r.budget -= need
+	if need := reached - r.counted; need > 0 && r.spend(need) {
 		r.counted = reached
 	}
+}
+
+// spend takes n events from the budget, keeping reserve's room for closing
+// the threadgroups in flight; without room it truncates the recording and
+// reports false.
+func (r *TraceRecorder) spend(n int) bool {
+	if r.budget-n < r.reserve() {
+		r.truncate()
+		return false
+	}
+	r.budget -= n
+	return true
 }
 
 func (r *TraceRecorder) truncate() {
@@ -554,12 +561,8 @@ func (r *TraceRecorder) delta(ci int, t int64, d int) {
 	if r.off {
 		return
 	}
-	if t >= r.tl.Start && t < r.tl.End {
-		if r.budget <= r.reserve() {
-			r.truncate()
-			return
-		}
-		r.budget--
+	if t >= r.tl.Start && t < r.tl.End && !r.spend(1) {
+		return
 	}
 	r.deltas = append(r.deltas, residentDelta{ci, t, d})
 }
