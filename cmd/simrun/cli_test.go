@@ -399,3 +399,17 @@ func TestEmulateNotes(t *testing.T) {
 		t.Errorf("emulated MACs: upstream %q, halftile %q; the half-tile skips work", up, half)
 	}
 }
+
+// TestEmulateStdoutDeterministic: emulate's standard output holds no
+// wall-clock figure, so two runs print the same bytes; the rate is on stderr.
+func TestEmulateStdoutDeterministic(t *testing.T) {
+	args := []string{"emulate", "--experts", "8", "--m", "64", "--k", "256", "--used", "2", "--n", "40"}
+	code, out1, errb := runCLI(args...)
+	_, out2, _ := runCLI(args...)
+	if code != exitOK || out1 != out2 {
+		t.Fatalf("emulate twice: exit %d, stdout differs:\n%s\n---\n%s", code, out1, out2)
+	}
+	if strings.Contains(out1, "MAC/s") || !strings.Contains(errb, "MAC/s") {
+		t.Errorf("the MAC/s rate belongs on stderr: stdout %q, stderr %q", out1, errb)
+	}
+}
