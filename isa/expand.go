@@ -46,14 +46,11 @@ func expandZeroAcc(_ *Program, _ int, _ Op, out []Inst) []Inst {
 // lanes decode for A work item t.
 func aRows(p *Program, sg, t int) int {
 	tl := &p.Tiling
-	per := tl.NK / 16
 	seen := map[[2]int]bool{}
 	for lane := 0; lane < lanes; lane++ {
-		item := lanes*sg + lane + t*tl.Threads
-		if item >= tl.NR0*per {
-			continue
+		if row, kc, ok := tl.AItem(sg, lane, t); ok {
+			seen[[2]int{min(row, tl.Rows-1), kc}] = true
 		}
-		seen[[2]int{min(item/per, tl.Rows-1), item % per}] = true
 	}
 	return len(seen)
 }
@@ -113,22 +110,17 @@ func expandStoreA(p *Program, sg int, op Op, out []Inst) []Inst {
 }
 
 // bRows returns the distinct (clamped) token rows and the number of active lanes
-// of simdgroup sg for B work item t.
-func bRows(p *Program, sg, t int) (rows, active int) {
+// of simdgroup sg for the B work item of op (load_b, convert_b, store_b).
+func bRows(p *Program, sg int, op Op) (rows, active int) {
 	tl := &p.Tiling
-	per := tl.NK / 8
 	seen := map[[2]int]bool{}
 	for lane := 0; lane < lanes; lane++ {
-		item := lanes*sg + lane + t*tl.Threads
-		if item >= tl.NR1*per {
-			continue
-		}
-		row := item / per
-		if tl.BPadZero && row >= tl.Tokens {
+		row, kc, ok := tl.BItem(sg, lane, int(op.N))
+		if !ok || op.C&SkipPadding != 0 && row >= tl.Tokens {
 			continue
 		}
 		active++
-		seen[[2]int{min(row, tl.Tokens-1), item % per}] = true
+		seen[[2]int{min(row, tl.Tokens-1), kc}] = true
 	}
 	return len(seen), active
 }
@@ -142,7 +134,7 @@ func bWidth(tl *Tiling) int {
 
 func expandLoadB(p *Program, sg int, op Op, out []Inst) []Inst {
 	tl := &p.Tiling
-	pieces, active := bRows(p, sg, int(op.N))
+	pieces, active := bRows(p, sg, op)
 	if active == 0 {
 		return out
 	}
@@ -161,7 +153,7 @@ func expandConvertB(p *Program, sg int, op Op, out []Inst) []Inst {
 	if p.Tiling.HalfB {
 		return out
 	}
-	if _, active := bRows(p, sg, int(op.N)); active == 0 {
+	if _, active := bRows(p, sg, op); active == 0 {
 		return out
 	}
 	// one float move with a half destination per value (ALU instructions write
@@ -170,7 +162,7 @@ func expandConvertB(p *Program, sg int, op Op, out []Inst) []Inst {
 }
 
 func expandStoreB(p *Program, sg int, op Op, out []Inst) []Inst {
-	if _, active := bRows(p, sg, int(op.N)); active == 0 {
+	if _, active := bRows(p, sg, op); active == 0 {
 		return out
 	}
 	return append(out, Inst{Class: ClassTGStore, Count: 1, ILP: 1, Wait: WaitDevice | WaitALU, Bytes: lanes * 16})

@@ -24,9 +24,44 @@ const (
 	NumClasses                  // number of classes (not a class)
 )
 
-var classNames = [NumClasses]string{
-	"int", "fp32", "fp16", "convert", "dev_load", "const_load", "dev_store",
-	"tg_load", "tg_store", "mma8", "mma16", "barrier",
+// Result is where a class's result lands, which decides how the timing engine
+// tracks it: on the simdgroup's ALU chain, in its threadgroup-load or
+// threadgroup-store scoreboard slot, or through the memory hierarchy.
+type Result uint8
+
+// The result kinds.
+const (
+	ResultChain       Result = iota // an ALU, MMA or barrier result: the group's chain, ready after the class latency
+	ResultTGLoad                    // a threadgroup load: ready after the port time and the class latency
+	ResultTGStore                   // a threadgroup store: done after the port time
+	ResultDeviceLoad                // a device or constant load: served by the memory hierarchy
+	ResultDeviceStore               // a device store: written through to DRAM
+)
+
+// Device reports whether the result goes through device memory (a load or a store).
+func (r Result) Device() bool { return r == ResultDeviceLoad || r == ResultDeviceStore }
+
+// classInfo is one row of the class table.
+type classInfo struct {
+	name   string
+	result Result
+	count  func(in *Inst, c *Counts) // the group's work counters (nil: instructions only)
+}
+
+// classes is the class table: each class's name (as in chip files) and result kind.
+var classes = [NumClasses]classInfo{
+	ClassInt:       {"int", ResultChain, nil},
+	ClassFP32:      {"fp32", ResultChain, nil},
+	ClassFP16:      {"fp16", ResultChain, nil},
+	ClassConvert:   {"convert", ResultChain, nil},
+	ClassDevLoad:   {"dev_load", ResultDeviceLoad, countDeviceBytes},
+	ClassConstLoad: {"const_load", ResultDeviceLoad, countCodebookLoads},
+	ClassDevStore:  {"dev_store", ResultDeviceStore, countDeviceBytes},
+	ClassTGLoad:    {"tg_load", ResultTGLoad, countTGBytes},
+	ClassTGStore:   {"tg_store", ResultTGStore, countTGBytes},
+	ClassMMA8:      {"mma8", ResultChain, nil},
+	ClassMMA16:     {"mma16", ResultChain, countMMA16},
+	ClassBarrier:   {"barrier", ResultChain, nil},
 }
 
 // String returns the class name used in chip files and reports.
@@ -34,17 +69,34 @@ func (c Class) String() string {
 	if c >= NumClasses {
 		return fmt.Sprintf("Class(%d)", uint8(c))
 	}
-	return classNames[c]
+	return classes[c].name
+}
+
+// Result returns where the class's result lands.
+func (c Class) Result() Result { return classes[c].result }
+
+func countDeviceBytes(in *Inst, c *Counts) { c.DeviceBytes[in.Stream] += int64(in.Unique) }
+func countTGBytes(in *Inst, c *Counts)     { c.TGBytes += int64(in.Count) * int64(in.Bytes) }
+func countMMA16(in *Inst, c *Counts)       { c.MMA16 += int64(in.Count) }
+
+// countCodebookLoads counts lane-level constant loads by their width in bytes.
+func countCodebookLoads(in *Inst, c *Counts) {
+	if c.CodebookLoads == nil {
+		c.CodebookLoads = map[int]int64{}
+	}
+	c.CodebookLoads[int(in.Bytes)/lanes] += lanes * int64(in.Count)
 }
 
 // ParseClass maps a class name (as in chip files) to a Class.
 func ParseClass(s string) (Class, error) {
-	for i, n := range classNames {
-		if n == s {
+	names := make([]string, NumClasses)
+	for i, ci := range classes {
+		if ci.name == s {
 			return Class(i), nil
 		}
+		names[i] = ci.name
 	}
-	return 0, fmt.Errorf("unknown instruction class %q (allowed: %v)", s, classNames)
+	return 0, fmt.Errorf("unknown instruction class %q (allowed: %v)", s, names)
 }
 
 // Stream names the data a device access touches, so the timing engine can decide

@@ -55,28 +55,16 @@ func NewMachine(p *Program) (*Machine, error) {
 		sgs:   make([]sgState, p.NSG),
 		dec:   dequant.Decoder(p.Tiling.TypeA, p.Tiling.Strategy),
 	}
-	nfrag, nacc, nbpass := 0, 0, 0
-	for s := SecPrologue; s < NumSections; s++ {
-		for sg := 0; sg < p.NSG; sg++ {
-			for _, op := range p.Ops(s, sg) {
-				switch op.Code {
-				case OpLoadFrag:
-					nfrag = max(nfrag, int(op.A)+1)
-				case OpMMA:
-					nacc = max(nacc, int(op.A)+1)
-					nfrag = max(nfrag, int(op.B)+1, int(op.C)+1)
-				case OpZeroAcc, OpStoreAcc:
-					nacc = max(nacc, int(op.A)+1)
-				case OpLoadB, OpConvertB, OpStoreB:
-					nbpass = max(nbpass, int(op.N)+1)
-				}
-			}
-		}
-	}
+	st := programState(p)
 	for i := range m.sgs {
-		m.sgs[i].frag = make([][64]float32, nfrag)
-		m.sgs[i].acc = make([][64]float32, nacc)
-		m.sgs[i].laneB = make([][32][8]float32, nbpass)
+		m.sgs[i].frag = make([][64]float32, st.frags)
+		m.sgs[i].acc = make([][64]float32, st.accs)
+		m.sgs[i].laneB = make([][32][8]float32, st.bPasses)
+	}
+	m.ext.sgs = make([]vecSG, p.NSG)
+	for i := range m.ext.sgs {
+		m.ext.sgs[i].acc = make([][32]float32, st.laneAccs)
+		m.ext.sgs[i].y = make([][32][32]float32, st.tokenSlots)
 	}
 	m.coop = make([][]float32, len(p.Matmuls))
 	for i, mm := range p.Matmuls {
@@ -152,26 +140,7 @@ func (m *Machine) runSection(sec Section) {
 	}
 }
 
-// lane geometry helpers
-
-// aItem and bItem give the A (16 weights) and B (8 activations) staging item
-// a lane handles in pass t: its tile row and chunk within the k-step.
-func (m *Machine) aItem(sg, lane, t int) (row, kc int, ok bool) {
-	return m.item(sg, lane, t, m.P.Tiling.NR0, m.P.Tiling.NK/16)
-}
-
-func (m *Machine) bItem(sg, lane, t int) (row, kc int, ok bool) {
-	return m.item(sg, lane, t, m.P.Tiling.NR1, m.P.Tiling.NK/8)
-}
-
-// item maps lane of simdgroup sg in pass t to one of rows x per items.
-func (m *Machine) item(sg, lane, t, rows, per int) (row, kc int, ok bool) {
-	item := 32*sg + lane + t*m.P.Tiling.Threads
-	if item >= rows*per {
-		return 0, 0, false
-	}
-	return item / per, item % per, true
-}
+// lane geometry: Tiling.AItem and BItem (program.go) map a lane to its work item
 
 func (t *Tiling) aPos(row, k int) int {
 	if t.Layout == Blocked8 {
@@ -193,7 +162,7 @@ func execDequantA(m *Machine, sg int, op Op) {
 	tl := &m.P.Tiling
 	st := &m.sgs[sg]
 	for lane := 0; lane < 32; lane++ {
-		row, kc, ok := m.aItem(sg, lane, int(op.N))
+		row, kc, ok := tl.AItem(sg, lane, int(op.N))
 		if !ok {
 			continue
 		}
@@ -206,7 +175,7 @@ func execStoreA(m *Machine, sg int, op Op) {
 	tl := &m.P.Tiling
 	st := &m.sgs[sg]
 	for lane := 0; lane < 32; lane++ {
-		row, kc, ok := m.aItem(sg, lane, int(op.N))
+		row, kc, ok := tl.AItem(sg, lane, int(op.N))
 		if !ok {
 			continue
 		}
@@ -229,11 +198,11 @@ func execStoreA(m *Machine, sg int, op Op) {
 	}
 }
 
-// bActive reports whether the lane stages a B row this step: padding rows are
-// skipped when they were zeroed once.
-func (m *Machine) bActive(sg, lane, t int) (row, kc int, ok bool) {
-	row, kc, ok = m.bItem(sg, lane, t)
-	if ok && m.P.Tiling.BPadZero && row >= m.P.Tiling.Tokens {
+// bActive reports whether the lane stages a B row this step: with SkipPadding
+// in op.C, padding rows (zeroed once) are not staged.
+func (m *Machine) bActive(sg, lane int, op Op) (row, kc int, ok bool) {
+	row, kc, ok = m.P.Tiling.BItem(sg, lane, int(op.N))
+	if ok && op.C&SkipPadding != 0 && row >= m.P.Tiling.Tokens {
 		ok = false
 	}
 	return row, kc, ok
@@ -243,7 +212,7 @@ func execLoadB(m *Machine, sg int, op Op) {
 	tl := &m.P.Tiling
 	st := &m.sgs[sg]
 	for lane := 0; lane < 32; lane++ {
-		row, kc, ok := m.bActive(sg, lane, int(op.N))
+		row, kc, ok := m.bActive(sg, lane, op)
 		if !ok {
 			continue
 		}
@@ -254,7 +223,7 @@ func execLoadB(m *Machine, sg int, op Op) {
 func execConvertB(m *Machine, sg int, op Op) {
 	st := &m.sgs[sg]
 	for lane := 0; lane < 32; lane++ {
-		if _, _, ok := m.bActive(sg, lane, int(op.N)); !ok {
+		if _, _, ok := m.bActive(sg, lane, op); !ok {
 			continue
 		}
 		b := &st.laneB[op.N][lane]
@@ -268,7 +237,7 @@ func execStoreB(m *Machine, sg int, op Op) {
 	tl := &m.P.Tiling
 	st := &m.sgs[sg]
 	for lane := 0; lane < 32; lane++ {
-		row, kc, ok := m.bActive(sg, lane, int(op.N))
+		row, kc, ok := m.bActive(sg, lane, op)
 		if !ok {
 			continue
 		}
@@ -281,7 +250,7 @@ func execStoreB(m *Machine, sg int, op Op) {
 func execZeroB(m *Machine, sg int, op Op) {
 	tl := &m.P.Tiling
 	for lane := 0; lane < 32; lane++ {
-		row, kc, ok := m.bItem(sg, lane, int(op.N))
+		row, kc, ok := tl.BItem(sg, lane, int(op.N))
 		if !ok || row < tl.Tokens {
 			continue
 		}

@@ -1,9 +1,6 @@
 package isa
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // Code identifies an operation of the op table.
 type Code uint8
@@ -48,15 +45,25 @@ const (
 	NumCodes       // number of op codes (not an op)
 )
 
-// Info is one row of the op table.
+// Info is one row of the op table: everything about an op. The emulator
+// (exec), the timing expansion (expand), the register count (regs), the
+// machine-state sizing (state), the work counters (count) and the generated
+// docs/isa.md all read the row; nothing else switches on op codes.
 type Info struct {
 	Name     string // mnemonic used in dumps and docs
 	Operands string // meaning of the Op fields
 	Doc      string // one-line semantics
 	Phase    Phase  // what the op is part of, for traces
-	exec     func(m *Machine, sg int, op Op)
-	expand   func(p *Program, sg int, op Op, out []Inst) []Inst
-	regs     func(p *Program, op Op) Footprint
+	// Timing says in words what expand produces (docs/isa.md shows it next to
+	// an expansion rendered from a real program).
+	Timing string
+	// Descriptor: Op.A names a matmul2d descriptor of Program.Matmuls.
+	Descriptor bool
+	exec       func(m *Machine, sg int, op Op)
+	expand     func(p *Program, sg int, op Op, out []Inst) []Inst
+	regs       func(p *Program, op Op) Footprint
+	state      func(op Op, s *stateSize)      // the machine state the op addresses (nil: none)
+	count      func(op Op, sg int, c *Counts) // the op's work counters, once per execution (nil: none)
 }
 
 // Op is one operation in a simdgroup's program.
@@ -92,74 +99,121 @@ var table [NumCodes]Info
 
 func init() {
 	table = [NumCodes]Info{
-		OpALU: {"alu", "A=class N=count B=ILP C=extra wait mask", "N generic instructions of class A (no architectural effect in the emulator)", PhaseSetup,
-			nil, expandALU, noRegs},
-		OpLoadMeta: {"load_meta", "N=loads Arg=distinct bytes", "N device loads of a 4-byte routing word per lane; Arg > 0: the distinct bytes the lanes read (their own ids), else one word per load (all lanes read it)", PhaseSetup,
-			nil, expandLoadMeta, noRegs},
-		OpZeroAcc: {"zero_acc", "A=accumulator", "accumulator A := 0", PhaseSetup,
-			execZeroAcc, expandZeroAcc, accRegs},
-		OpDequantA: {"dequant_a", "N=A work item", "each lane reads its block bytes and decodes one 16-weight chunk in float32", PhaseStage,
-			execDequantA, expandDequantA, dequantRegs},
-		OpStoreA: {"store_a", "N=A work item", "each lane stores its 16 weights, rounded to half, into the A tile", PhaseStage,
-			execStoreA, expandStoreA, noRegs},
-		OpLoadB: {"load_b", "N=B work item", "each lane loads 8 activations of its (clamped) token row", PhaseStage,
-			execLoadB, expandLoadB, loadBRegs},
-		OpConvertB: {"convert_b", "N=B work item", "each lane rounds its 8 activations to half", PhaseStage,
-			execConvertB, expandConvertB, noRegs},
-		OpStoreB: {"store_b", "N=B work item", "each lane stores its 8 halves into the B tile", PhaseStage,
-			execStoreB, expandStoreB, noRegs},
-		OpZeroB: {"zero_b", "N=B work item", "lanes whose token row is padding store 8 zero halves", PhaseSetup,
-			execZeroB, expandZeroB, noRegs},
-		OpBarrier: {"barrier", "", "threadgroup_barrier(mem_threadgroup)", PhaseStage,
-			nil, expandBarrier, noRegs},
-		OpLoadFrag: {"load_frag", "A=fragment B=tile(0 A,1 B) Arg=half offset", "simdgroup_load of an 8x8 half fragment (stride 8)", PhaseCompute,
-			execLoadFrag, expandLoadFrag, fragRegs},
-		OpMMA: {"mma8", "A=acc B=left frag C=right frag", "acc[A] += frag[B] x frag[C], 8x8x8, float32 chain in k order", PhaseCompute,
-			execMMA, expandMMA, accRegs},
-		OpStoreAcc: {"store_acc", "A=acc Arg=float offset", "simdgroup_store of acc[A] into the staging buffer", PhaseStore,
-			execStoreAcc, expandStoreAcc, noRegs},
-		OpMatmul2D: {"matmul2d", "A=descriptor", "this simdgroup's share of matmul2d run(left, right, coop[A]) in 16x16x16 MMAs", PhaseCompute,
-			execMatmul2D, expandMatmul2D, matmulRegs},
-		OpStoreCoop: {"store_coop", "A=descriptor", "this simdgroup's share of coop[A] stored into the staging buffer", PhaseStore,
-			execStoreCoop, expandStoreCoop, noRegs},
-		OpScatter: {"scatter", "N=tile token row", "staging row N written to dst (ids re-read, float4 stores)", PhaseStore,
-			execScatter, expandScatter, noRegs},
-		OpMem: {"mem", "A=class B=stream N=count Arg=bytes", "N memory instructions of class A for kernels whose values the emulator computes elsewhere (map0)", PhaseSetup,
-			nil, expandMem, noRegs},
-		OpVZero: {"vzero", "A=first accumulator N=count", "lane accumulators A..A+N-1 := 0", PhaseSetup,
-			execVZero, expandVZero, vzeroRegs},
-		OpLoadVec: {"load_vec", "N=token slot", "each lane loads its 16 or 32 activations of the token for this k-step, as float32", PhaseStage,
-			execLoadVec, expandLoadVec, loadVecRegs},
-		OpDequantW: {"dequant_w", "B=row slot C=chunk", "each lane decodes its 16-weight chunk of the row in float32 (kept in float32, not rounded to half)", PhaseStage,
-			execDequantW, expandDequantW, dequantWRegs},
-		OpFMAVec: {"fma_vec", "A=accumulator B=token slot C=chunk", "acc[A] += ((s0+s1)+(s2+s3)), s_j = float32 chain of w_i·y_i over i = j mod 4 (20 fp32)", PhaseCompute,
-			execFMAVec, expandFMAVec, noRegs},
-		OpSimdSum: {"simd_sum", "A=first accumulator N=count", "pairwise tree sum of each accumulator over each group of Vec.LanesPerRow lanes (shuffle + add per level)", PhaseCompute,
-			execSimdSum, expandSimdSum, noRegs},
-		OpStoreVec: {"store_vec", "A=first accumulator N=count", "group leader lanes store the sums of accumulators A..A+N-1 (row slot a/NR1, token a%NR1) to dst", PhaseStore,
-			execStoreVec, expandStoreVec, noRegs},
-		OpStorePartial: {"store_partial", "A=first accumulator N=count", "lane 0 stores the simdgroup's sums into threadgroup memory at sg*N + i", PhaseStore,
-			execStorePartial, expandStorePartial, noRegs},
-		OpReduceStore: {"reduce_store", "A=first accumulator N=count", "output i = Σ over simdgroups s (in order) of partial s*N + i, stored to dst", PhaseStore,
-			execReduceStore, expandReduceStore, noRegs},
-		OpStoreAccDev: {"store_acc_dev", "A=acc Arg=token*StageStride+row", "simdgroup_store of acc[A] (8x8 float) straight to dst", PhaseStore,
-			execStoreAccDev, expandStoreAccDev, noRegs},
-		OpCopyOut: {"copy_out", "", "simdgroup 0: lane j < tokens copies staging row j (rows floats: float4 stores, scalar tail) to dst", PhaseStore,
-			execCopyOut, expandCopyOut, noRegs},
-		OpMatmul2DDev: {"matmul2d_dev", "A=descriptor", "this simdgroup's share of matmul2d run(left from device memory, right from the A tile, coop[A])", PhaseCompute,
-			execMatmul2DDev, expandMatmul2DDev, matmulDevRegs},
-		OpStoreCoopDev: {"store_coop_dev", "A=descriptor", "this simdgroup's share of coop[A] stored straight to dst (rows and tokens of the tile only)", PhaseStore,
-			execStoreCoopDev, expandStoreCoopDev, noRegs},
+		OpALU: {Name: "alu", Operands: "A=class N=count B=ILP C=extra wait mask", Phase: PhaseSetup,
+			Doc:    "N generic instructions of class A (no architectural effect in the emulator)",
+			Timing: "one group of N class-A instructions in B chains, after the previous group's result and the waits in C",
+			expand: expandALU, regs: noRegs},
+		OpLoadMeta: {Name: "load_meta", Operands: "N=loads Arg=distinct bytes", Phase: PhaseSetup,
+			Doc:    "N device loads of a 4-byte routing word per lane; Arg > 0: the distinct bytes the lanes read (their own ids), else one word per load (all lanes read it)",
+			Timing: "N dev_load of 128 B (meta stream), all in flight; distinct bytes Arg or 4 per load",
+			expand: expandLoadMeta, regs: noRegs},
+		OpZeroAcc: {Name: "zero_acc", Operands: "A=accumulator", Phase: PhaseSetup,
+			Doc:    "accumulator A := 0",
+			Timing: "2 int moves (an 8x8 float fragment is 2 registers per lane)",
+			exec:   execZeroAcc, expand: expandZeroAcc, regs: accRegs, state: accState},
+		OpDequantA: {Name: "dequant_a", Operands: "N=A work item", Phase: PhaseStage,
+			Doc:    "each lane reads its block bytes and decodes one 16-weight chunk in float32",
+			Timing: "the type's chunk cost (dequant.ChunkCost): its device loads (weights stream, the simdgroup's distinct chunks as new bytes), codebook const_loads after them, then int, fp32 and convert groups in 4 chains; nothing when no lane has an item",
+			exec:   execDequantA, expand: expandDequantA, regs: dequantRegs, count: countDequant},
+		OpStoreA: {Name: "store_a", Operands: "N=A work item", Phase: PhaseStage,
+			Doc:    "each lane stores its 16 weights, rounded to half, into the A tile",
+			Timing: "16 tg_store of 64 B (scalar half stores), after the decode",
+			exec:   execStoreA, expand: expandStoreA, regs: noRegs},
+		OpLoadB: {Name: "load_b", Operands: "N=B work item C=1: padding rows skip", Phase: PhaseStage,
+			Doc:    "each lane loads 8 activations of its (clamped) token row; with C = 1 lanes whose row is padding (zeroed once) do not",
+			Timing: "1 dev_load of 32 B per lane (16 B for f16; activations stream, the distinct clamped rows as new bytes); nothing when no lane is active",
+			exec:   execLoadB, expand: expandLoadB, regs: loadBRegs, state: bPassState},
+		OpConvertB: {Name: "convert_b", Operands: "N=B work item C=1: padding rows skip", Phase: PhaseStage,
+			Doc:    "each lane rounds its 8 activations to half",
+			Timing: "8 fp32 moves with a half destination, after the load (none for f16 activations)",
+			exec:   execConvertB, expand: expandConvertB, regs: noRegs, state: bPassState},
+		OpStoreB: {Name: "store_b", Operands: "N=B work item C=1: padding rows skip", Phase: PhaseStage,
+			Doc:    "each lane stores its 8 halves into the B tile",
+			Timing: "1 tg_store of 16 B per lane, after the load and conversion",
+			exec:   execStoreB, expand: expandStoreB, regs: noRegs, state: bPassState},
+		OpZeroB: {Name: "zero_b", Operands: "N=B work item", Phase: PhaseSetup,
+			Doc:    "lanes whose token row is padding store 8 zero halves",
+			Timing: "1 tg_store of 16 B per lane",
+			exec:   execZeroB, expand: expandZeroB, regs: noRegs},
+		OpBarrier: {Name: "barrier", Phase: PhaseStage,
+			Doc:    "threadgroup_barrier(mem_threadgroup)",
+			Timing: "1 barrier: the simdgroup waits until every simdgroup of the threadgroup has arrived",
+			expand: expandBarrier, regs: noRegs, count: countBarrier},
+		OpLoadFrag: {Name: "load_frag", Operands: "A=fragment B=tile(0 A,1 B) Arg=half offset", Phase: PhaseCompute,
+			Doc:    "simdgroup_load of an 8x8 half fragment (stride 8)",
+			Timing: "1 tg_load of 128 B",
+			exec:   execLoadFrag, expand: expandLoadFrag, regs: fragRegs, state: fragState, count: countFragLoad},
+		OpMMA: {Name: "mma8", Operands: "A=acc B=left frag C=right frag", Phase: PhaseCompute,
+			Doc:    "acc[A] += frag[B] x frag[C], 8x8x8, float32 chain in k order",
+			Timing: "1 mma8, after the fragment loads",
+			exec:   execMMA, expand: expandMMA, regs: accRegs, state: mmaState, count: countMMA8},
+		OpStoreAcc: {Name: "store_acc", Operands: "A=acc Arg=float offset", Phase: PhaseStore,
+			Doc:    "simdgroup_store of acc[A] into the staging buffer",
+			Timing: "1 tg_store of 256 B, after the last MMA",
+			exec:   execStoreAcc, expand: expandStoreAcc, regs: noRegs, state: accState},
+		OpMatmul2D: {Name: "matmul2d", Operands: "A=descriptor", Phase: PhaseCompute, Descriptor: true,
+			Doc:    "this simdgroup's share of matmul2d run(left, right, coop[A]) in 16x16x16 MMAs",
+			Timing: "per 16-deep k chunk: 2 tg_load of 256 B per distinct left and right 16x16 fragment of the simdgroup's output tiles, then one mma16 per output tile (chained to the previous chunk)",
+			exec:   execMatmul2D, expand: expandMatmul2D, regs: matmulRegs, count: countMatmul2D},
+		OpStoreCoop: {Name: "store_coop", Operands: "A=descriptor", Phase: PhaseStore, Descriptor: true,
+			Doc:    "this simdgroup's share of coop[A] stored into the staging buffer",
+			Timing: "2 tg_store of 512 B per output tile the simdgroup owns",
+			exec:   execStoreCoop, expand: expandStoreCoop, regs: noRegs},
+		OpScatter: {Name: "scatter", Operands: "N=tile token row", Phase: PhaseStore,
+			Doc:    "staging row N written to dst (ids re-read, float4 stores)",
+			Timing: "1 dev_load of the id (meta), 4 int, then the row's float4 passes of 32 lanes and a scalar tail: a tg_load and a dev_store (output stream) each",
+			exec:   execScatter, expand: expandScatter, regs: noRegs},
+		OpMem: {Name: "mem", Operands: "A=class B=stream N=count Arg=bytes", Phase: PhaseSetup,
+			Doc:    "N memory instructions of class A for kernels whose values the emulator computes elsewhere (map0)",
+			Timing: "one group of N class-A instructions of Arg bytes on stream B, all in flight; distinct bytes 4 per instruction (Arg per instruction for codebook copies)",
+			expand: expandMem, regs: noRegs},
+		OpVZero: {Name: "vzero", Operands: "A=first accumulator N=count", Phase: PhaseSetup,
+			Doc:    "lane accumulators A..A+N-1 := 0",
+			Timing: "N int moves, independent",
+			exec:   execVZero, expand: expandVZero, regs: vzeroRegs, state: laneAccRangeState},
+		OpLoadVec: {Name: "load_vec", Operands: "N=token slot", Phase: PhaseStage,
+			Doc:    "each lane loads its 16 or 32 activations of the token for this k-step, as float32",
+			Timing: "16-byte dev_loads covering the lane's activations (activations stream, the distinct k offsets as new bytes); nothing when every lane is past K",
+			exec:   execLoadVec, expand: expandLoadVec, regs: loadVecRegs, state: tokenSlotState},
+		OpDequantW: {Name: "dequant_w", Operands: "B=row slot C=chunk", Phase: PhaseStage,
+			Doc:    "each lane decodes its 16-weight chunk of the row in float32 (kept in float32, not rounded to half)",
+			Timing: "the type's chunk cost as for dequant_a; codebook reads are tg_loads when the kernel copied the tables to threadgroup memory",
+			exec:   execDequantW, expand: expandDequantW, regs: dequantWRegs, count: countDequant},
+		OpFMAVec: {Name: "fma_vec", Operands: "A=accumulator B=token slot C=chunk", Phase: PhaseCompute,
+			Doc:    "acc[A] += ((s0+s1)+(s2+s3)), s_j = float32 chain of w_i·y_i over i = j mod 4 (20 fp32)",
+			Timing: "16 fp32 in 4 chains, 2 fp32 in 2 chains, 2 fp32 in one chain",
+			exec:   execFMAVec, expand: expandFMAVec, regs: noRegs, state: fmaVecState},
+		OpSimdSum: {Name: "simd_sum", Operands: "A=first accumulator N=count", Phase: PhaseCompute,
+			Doc:    "pairwise tree sum of each accumulator over each group of Vec.LanesPerRow lanes (shuffle + add per level)",
+			Timing: "per tree level: 2N int (a shuffle as two dependent instructions) and N fp32 adds",
+			exec:   execSimdSum, expand: expandSimdSum, regs: noRegs, state: laneAccRangeState},
+		OpStoreVec: {Name: "store_vec", Operands: "A=first accumulator N=count", Phase: PhaseStore,
+			Doc:    "group leader lanes store the sums of accumulators A..A+N-1 (row slot a/NR1, token a%NR1) to dst",
+			Timing: "N dev_store of 4 B per lane group (output stream, the valid outputs as bytes)",
+			exec:   execStoreVec, expand: expandStoreVec, regs: noRegs, state: laneAccRangeState},
+		OpStorePartial: {Name: "store_partial", Operands: "A=first accumulator N=count", Phase: PhaseStore,
+			Doc:    "lane 0 stores the simdgroup's sums into threadgroup memory at sg*N + i",
+			Timing: "N tg_store of 4 B",
+			exec:   execStorePartial, expand: expandStorePartial, regs: noRegs, state: laneAccRangeState},
+		OpReduceStore: {Name: "reduce_store", Operands: "A=first accumulator N=count", Phase: PhaseStore,
+			Doc:    "output i = Σ over simdgroups s (in order) of partial s*N + i, stored to dst (N outputs)",
+			Timing: "one tg_load of 4N B per simdgroup, NSG-1 dependent fp32 adds, one dev_store of the valid outputs",
+			exec:   execReduceStore, expand: expandReduceStore, regs: noRegs, state: laneAccRangeState},
+		OpStoreAccDev: {Name: "store_acc_dev", Operands: "A=acc Arg=token*StageStride+row", Phase: PhaseStore,
+			Doc:    "simdgroup_store of acc[A] (8x8 float) straight to dst",
+			Timing: "1 dev_store of 256 B (output stream, the block's valid outputs as bytes)",
+			exec:   execStoreAccDev, expand: expandStoreAccDev, regs: noRegs, state: accState},
+		OpCopyOut: {Name: "copy_out", Phase: PhaseStore,
+			Doc:    "simdgroup 0: lane j < tokens copies staging row j (rows floats: float4 stores, scalar tail) to dst",
+			Timing: "Rows/4 float4 and Rows%4 scalar copies: a tg_load and a dev_store each, one lane per token",
+			exec:   execCopyOut, expand: expandCopyOut, regs: noRegs},
+		OpMatmul2DDev: {Name: "matmul2d_dev", Operands: "A=descriptor", Phase: PhaseCompute, Descriptor: true,
+			Doc:    "this simdgroup's share of matmul2d run(left from device memory, right from the A tile, coop[A])",
+			Timing: "per 16-deep k chunk: 2 dev_load per left fragment (activations stream, an even share of the fragments' valid bytes), 2 tg_load of 256 B per right fragment, one mma16 per output tile",
+			exec:   execMatmul2DDev, expand: expandMatmul2DDev, regs: matmulDevRegs, count: countMatmul2D},
+		OpStoreCoopDev: {Name: "store_coop_dev", Operands: "A=descriptor", Phase: PhaseStore, Descriptor: true,
+			Doc:    "this simdgroup's share of coop[A] stored straight to dst (rows and tokens of the tile only)",
+			Timing: "2 dev_store of 512 B per output tile the simdgroup owns (output stream, the tiles' valid outputs as bytes)",
+			exec:   execStoreCoopDev, expand: expandStoreCoopDev, regs: noRegs},
 	}
-}
-
-// TableMarkdown renders the op table as a Markdown table (docs/isa.md is made
-// from it by `simrun isa`).
-func TableMarkdown() string {
-	var b strings.Builder
-	b.WriteString("| op | operands | semantics | phase |\n|---|---|---|---|\n")
-	for _, in := range table {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", in.Name, in.Operands, in.Doc, in.Phase)
-	}
-	return b.String()
 }

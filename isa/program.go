@@ -35,7 +35,6 @@ type Tiling struct {
 	TypeA        dequant.Type // weight type
 	Strategy     dequant.Strategy
 	HalfB        bool // src1 is f16 (no conversion, 16-byte loads)
-	BPadZero     bool // padding B rows are zeroed once instead of re-staged from the clamped row
 	// RowBytesPerStep is the number of weight bytes of one row consumed per k-step
 	// (NK weights); the timing engine derives cache-line crossings from it.
 	RowBytesPerStep float64
@@ -48,6 +47,36 @@ func (t *Tiling) AItems() int { return t.NR0 * t.NK / 16 }
 
 // BItems returns the number of B work items (8 activations each) per k-step.
 func (t *Tiling) BItems() int { return t.NR1 * t.NK / 8 }
+
+// AItem returns the A work item lane of simdgroup sg handles in staging pass
+// pass: its tile row and 16-weight chunk within the k-step (ok = false when
+// the lane has none).
+func (t *Tiling) AItem(sg, lane, pass int) (row, chunk int, ok bool) {
+	return t.workItem(sg, lane, pass, t.NR0, t.NK/16)
+}
+
+// BItem returns the B work item lane of simdgroup sg handles in staging pass
+// pass: its tile token row and 8-activation chunk within the k-step.
+func (t *Tiling) BItem(sg, lane, pass int) (row, chunk int, ok bool) {
+	return t.workItem(sg, lane, pass, t.NR1, t.NK/8)
+}
+
+// workItem is the one lane -> work-item mapping of the staging loops: the
+// threads of a threadgroup take items in thread order, Threads items per pass,
+// each row's chunks consecutive (kernel-facts §3.4: thread tiitg of pass t
+// takes item tiitg + t·threads).
+func (t *Tiling) workItem(sg, lane, pass, rows, perRow int) (row, chunk int, ok bool) {
+	item := 32*sg + lane + pass*t.Threads
+	if item >= rows*perRow {
+		return 0, 0, false
+	}
+	return item / perRow, item % perRow, true
+}
+
+// SkipPadding in Op.C of load_b, convert_b and store_b: lanes whose token row
+// lies past the tile's tokens do nothing (the padding rows were zeroed once,
+// before the k-loop, by zero_b).
+const SkipPadding = 1
 
 // View is a two-dimensional tensor view over threadgroup memory (a tensor_inline):
 // element (i0, i1) lies at half offset Base + i0*S0 + i1*S1 and exists only for
@@ -155,7 +184,7 @@ func (p *Program) Validate() error {
 				if op.Code == OpBarrier {
 					n++
 				}
-				if usesMatmul(op.Code) && int(op.A) >= len(p.Matmuls) {
+				if table[op.Code].Descriptor && int(op.A) >= len(p.Matmuls) {
 					return fmt.Errorf("program %s: matmul2d descriptor %d of %d", p.Name, op.A, len(p.Matmuls))
 				}
 			}
@@ -331,38 +360,15 @@ func (p *Program) Counts() Counts {
 		var sec Counts
 		for sg := 0; sg < p.NSG; sg++ {
 			for _, op := range p.Ops(s, sg) {
-				switch op.Code {
-				case OpMMA:
-					sec.MMA8++
-				case OpLoadFrag:
-					sec.FragLoads++
-				case OpDequantA, OpDequantW:
-					sec.DequantChunks += 32
-				case OpMatmul2D, OpMatmul2DDev:
-					if sg == 0 {
-						sec.Matmul2D++
-					}
-				case OpBarrier:
-					if sg == 0 {
-						sec.Barriers++
-					}
+				if f := table[op.Code].count; f != nil {
+					f(op, sg, &sec)
 				}
 			}
-			for _, in := range t.Insts[s][sg] {
-				n := int64(in.Count)
-				sec.Instructions += n
-				switch in.Class {
-				case ClassMMA16:
-					sec.MMA16 += n
-				case ClassConstLoad:
-					if sec.CodebookLoads == nil {
-						sec.CodebookLoads = map[int]int64{}
-					}
-					sec.CodebookLoads[int(in.Bytes)/32] += 32 * n
-				case ClassDevLoad, ClassDevStore:
-					sec.DeviceBytes[in.Stream] += int64(in.Unique)
-				case ClassTGLoad, ClassTGStore:
-					sec.TGBytes += n * int64(in.Bytes)
+			for i := range t.Insts[s][sg] {
+				in := &t.Insts[s][sg][i]
+				sec.Instructions += int64(in.Count)
+				if f := classes[in.Class].count; f != nil {
+					f(in, &sec)
 				}
 			}
 		}

@@ -42,7 +42,7 @@ type DeviceMemory interface {
 }
 
 // extState is the functional state the ops of this file add to a Machine,
-// allocated on first use from the program's ops.
+// sized by NewMachine from the program's ops (the op table's state column).
 type extState struct {
 	sgs  []vecSG
 	left []float32 // matmul2d_dev: the left operand of the current k-step
@@ -56,38 +56,7 @@ type vecSG struct {
 	w   [32][16]float32   // the decoded chunk of each lane
 }
 
-// usesMatmul reports whether an op names a matmul2d descriptor in A.
-func usesMatmul(c Code) bool {
-	return c == OpMatmul2D || c == OpStoreCoop || c == OpMatmul2DDev || c == OpStoreCoopDev
-}
-
-func (m *Machine) vec(sg int) *vecSG {
-	if m.ext.sgs == nil {
-		p := m.P
-		nacc, ntok := 0, 0
-		for s := SecPrologue; s < NumSections; s++ {
-			for g := 0; g < p.NSG; g++ {
-				for _, op := range p.Ops(s, g) {
-					switch op.Code {
-					case OpVZero, OpSimdSum, OpStoreVec, OpStorePartial, OpReduceStore:
-						nacc = max(nacc, int(op.A)+int(op.N))
-					case OpFMAVec:
-						nacc = max(nacc, int(op.A)+1)
-						ntok = max(ntok, int(op.B)+1)
-					case OpLoadVec:
-						ntok = max(ntok, int(op.N)+1)
-					}
-				}
-			}
-		}
-		m.ext.sgs = make([]vecSG, p.NSG)
-		for i := range m.ext.sgs {
-			m.ext.sgs[i].acc = make([][32]float32, nacc)
-			m.ext.sgs[i].y = make([][32][32]float32, ntok)
-		}
-	}
-	return &m.ext.sgs[sg]
-}
+func (m *Machine) vec(sg int) *vecSG { return &m.ext.sgs[sg] }
 
 func (m *Machine) dev() DeviceMemory {
 	d, ok := m.Mem.(DeviceMemory)

@@ -161,12 +161,12 @@ func (m *model) code(p *isa.Program) *progCode {
 				o.devMask = waitMask(in.Wait, isa.WaitDevice)
 				o.tgMask = waitMask(in.Wait, isa.WaitTG)
 				o.aluMask = waitMask(in.Wait, isa.WaitALU)
-				switch in.Class {
-				case isa.ClassDevLoad, isa.ClassConstLoad, isa.ClassDevStore:
+				switch r := in.Class.Result(); {
+				case r.Device():
 					o.done = doneDevice
-				case isa.ClassTGLoad:
+				case r == isa.ResultTGLoad:
 					o.done, o.resLat = doneTGLoad, uint32(cc.latency)
-				case isa.ClassTGStore:
+				case r == isa.ResultTGStore:
 					o.done = doneStored
 				default:
 					o.done, o.resLat, o.onChain = doneALU, uint32(cc.latency), 1
@@ -692,7 +692,7 @@ func (c *coreSim) issueOther(sg *sgRun, ci int32, pipe int, t int64) {
 		sg.done[d] = max(sg.done[d], res)
 		ch := &sg.chain[ci&(maxChains-1)]
 		*ch = max(*ch, res&-int64(in.onChain))
-	} else if in.class == isa.ClassDevStore {
+	} else if in.class.Result() == isa.ResultDeviceStore {
 		sg.done[doneStored] = max(sg.done[doneStored], t+occ)
 		if sg.ii == 0 {
 			c.stats.dramBytes += float64(in.unique)
@@ -855,7 +855,7 @@ func (c *coreSim) usesDRAM(sg *sgRun) bool {
 	if in.done != doneDevice {
 		return false
 	}
-	if in.class == isa.ClassDevStore {
+	if in.class.Result() == isa.ResultDeviceStore {
 		return sg.ii == 0
 	}
 	return c.loadDRAMBytes(sg, in) > 0

@@ -66,25 +66,17 @@ func Emulate(p tile.Problem, k tile.Kernel, t *Tensors, workers int) (*EmulateRe
 	}
 	rb, _ := p.TypeA.RowBytes(p.K)
 	dst := make([]float32, p.Tokens*p.Used*p.M)
-	type job struct{ x, y, z int }
-	var jobs []job
-	for z := 0; z < plan.Grid[2]; z++ {
-		for y := 0; y < plan.Grid[1]; y++ {
-			for x := 0; x*k.NR1 < int(rm.TPE[z]); x++ {
-				jobs = append(jobs, job{x, y, z})
-			}
-		}
-	}
+	tiles := plan.ActiveTiles()
 	newMem := func() *tgMemory {
 		return &tgMemory{w: t.Weights, rowBytes: rb, layout: p.TypeA.Layout(), src1: t.Src1, k: p.K,
 			srcRows: p.SrcRows(), used: p.Used, dst: dst, m: p.M}
 	}
-	err = eachTG(len(jobs), workers, newMem, func(mem *tgMemory, i int) *isa.Program {
-		j := jobs[i]
-		mem.expertOff = j.z * p.M * rb
-		mem.r0 = j.y * k.NR0
-		mem.codes = rm.Rows[j.z][j.x*k.NR1:]
-		return b.Program(plan.Context(j.x, j.y, j.z))
+	err = eachTG(len(tiles), workers, newMem, func(mem *tgMemory, i int) *isa.Program {
+		tl := &tiles[i]
+		mem.expertOff = tl.Z * p.M * rb
+		mem.r0 = tl.Row0
+		mem.codes = rm.Rows[tl.Z][tl.Token0:]
+		return b.Program(tl.Context)
 	})
 	if err != nil {
 		return nil, err

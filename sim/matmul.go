@@ -144,22 +144,13 @@ func (s *Simulator) DenseGrid(p tile.DenseProblem, path tile.Path, chip *Chip) (
 			return nil, kern, err
 		}
 		g := b.Grid()
-		nr0, nr1 := b.TileShape()
-		steps := b.Steps()
-		shape := []*isa.Program{b.Program(tile.Context{Rows: nr0, Tokens: nr1, Steps: steps})}
-		if b.BCOut {
-			shape = append(shape, b.Program(tile.Context{Rows: nr0, Tokens: 1, Steps: steps}))
-		}
 		return &Grid{
 			TiledWeights: true,
 			Kernel:       mmKey{p, path},
-			Shape:        shape,
+			Shape:        b.ShapePrograms(),
 			Launched:     g[0] * g[1],
 			ActReuse:     g[1],
-			TG: func(i int) (*isa.Program, bool) {
-				c := b.Context(i%g[0], i/g[0])
-				return b.Program(c), c.Repeat
-			},
+			TG:           b.Threadgroups(),
 		}, kern, nil
 	}
 	v, err := vecKernelFor(p, kern)

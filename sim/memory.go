@@ -31,13 +31,15 @@ func newProgMem(p *isa.Program, actReuse int) *progMem {
 	}
 	b := tl.RowBytesPerStep
 	rowBytes := b * float64(p.Steps)
-	per := tl.NK / 16
+	passes := (tl.AItems() + tl.Threads - 1) / tl.Threads
 	pm.lines = make([][]bool, p.NSG)
 	for sg := 0; sg < p.NSG; sg++ {
 		rows := map[int]bool{}
-		for item := 32 * sg; item < tl.NR0*per; item += tl.Threads {
-			for lane := 0; lane < 32 && item+lane < tl.NR0*per; lane++ {
-				rows[min((item+lane)/per, tl.Rows-1)] = true
+		for pass := 0; pass < passes; pass++ {
+			for lane := 0; lane < 32; lane++ {
+				if row, _, ok := tl.AItem(sg, lane, pass); ok {
+					rows[min(row, tl.Rows-1)] = true
+				}
 			}
 		}
 		l := make([]bool, p.Steps)
@@ -144,11 +146,11 @@ func newTGTraffic(p *isa.Program, mem *progMem, repeat bool, weightLvl, actLvl i
 						a += u
 					}
 				}
-				switch in.Class {
-				case isa.ClassDevStore:
+				switch in.Class.Result() {
+				case isa.ResultDeviceStore:
 					tr.dram += u * n
 					continue
-				case isa.ClassDevLoad, isa.ClassConstLoad:
+				case isa.ResultDeviceLoad:
 				default:
 					continue
 				}

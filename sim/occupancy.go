@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-
-	"github.com/metalsim/metalsim/isa"
-	"github.com/metalsim/metalsim/tile"
 )
 
 // Occupancy is how many threadgroups of a kernel fit on one core, and why not more.
@@ -85,31 +82,3 @@ func OccupancyFor(c *Chip, threadsPerTG, regsPerThread, tgMemBytes int) (Occupan
 // the largest count of the register table (apple-gpu.md §2.2, 128), so a what-if
 // tile can still be shown how its registers limit it.
 const MaxRegsPerThread = 256
-
-// KernelShape is what a kernel asks of a core: threads per threadgroup, the
-// registers per thread its programs need, and its threadgroup memory.
-type KernelShape struct {
-	Threads       int
-	Registers     isa.Registers
-	TGMemoryBytes int
-}
-
-// KernelShapeFor derives a kernel's shape for a problem's operand types the way
-// the timing engines do: from the full-tile and half-tile programs of its
-// mul_mm_id dispatch, taking the larger register count (the compiled kernel
-// has one, that of its largest branch) and threadgroup memory. Only the types
-// of p matter, and its k only for the k-steps (not for the shape).
-func KernelShapeFor(p tile.Problem, k tile.Kernel) (KernelShape, error) {
-	g, _, _, err := NewSimulator().MulMMIDGrid(p, k, make([]int32, p.Experts))
-	if err != nil {
-		return KernelShape{}, err
-	}
-	ks := KernelShape{Threads: g.Shape[0].Tiling.Threads, Registers: g.Shape[0].Registers(), TGMemoryBytes: g.Shape[0].TGMemBytes}
-	for _, prog := range g.Shape[1:] {
-		if r := prog.Registers(); r.Total > ks.Registers.Total {
-			ks.Registers = r
-		}
-		ks.TGMemoryBytes = max(ks.TGMemoryBytes, prog.TGMemBytes)
-	}
-	return ks, nil
-}

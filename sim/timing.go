@@ -316,15 +316,9 @@ func (s *Simulator) share(g *Grid, chip *Chip) (*shared, error) {
 	if len(g.Shape) == 0 {
 		return nil, fmt.Errorf("grid of %v: no shape program", g.Kernel)
 	}
-	regs := g.Shape[0].Registers()
-	tgMem := g.Shape[0].TGMemBytes
-	for _, p := range g.Shape[1:] {
-		if r := p.Registers(); r.Total > regs.Total {
-			regs = r
-		}
-		tgMem = max(tgMem, p.TGMemBytes)
-	}
-	occ, err := OccupancyFor(chip, g.Shape[0].Tiling.Threads, regs.Total, tgMem)
+	shape := tile.ShapeOf(g.Shape)
+	regs := shape.Registers
+	occ, err := OccupancyFor(chip, shape.Threads, regs.Total, shape.TGMemoryBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -405,62 +399,14 @@ func (s *Simulator) MulMMIDGrid(p tile.Problem, k tile.Kernel, tpe []int32) (*Gr
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	steps := p.K / k.NK
-	shape := []*isa.Program{
-		b.Program(tile.Context{Rows: k.NR0, Tokens: k.NR1, Steps: steps}),
-		b.Program(tile.Context{Rows: k.NR0, Tokens: min(k.NR1H, k.NR1), Steps: steps}),
-	}
-	// the grid's own memo of the builder's programs, by tokens and full or
-	// edge rows: a grid is timed by one goroutine, so its threadgroups find
-	// their programs without the builder's lock or a hash
-	progs := make([]*isa.Program, 2*(k.NR1+1))
 	g := &Grid{
 		TiledWeights: true,
 		Kernel:       builderKey{k, p.TypeA, p.HalfB, p.K},
-		Shape:        shape,
+		Shape:        b.ShapePrograms(),
 		Launched:     plan.Launched(),
 		ActReuse:     plan.Grid[1],
-		TG: func(i int) (*isa.Program, bool) {
-			ctx := plan.Context(plan.Coords(i))
-			// a grid's contexts differ only in tokens (0 for an exit) and
-			// whether the rows are a full tile
-			j := ctx.Tokens
-			if ctx.Rows != k.NR0 && ctx.Tokens > 0 {
-				j += k.NR1 + 1
-			}
-			prog := progs[j]
-			if prog == nil {
-				prog = b.Program(ctx)
-				progs[j] = prog
-			}
-			return prog, ctx.Repeat
-		},
-		// A core mix simulates one program per k-loop class, and that program
-		// must be a function of the class (not whichever tile of the class a
-		// run met first), or results would depend on run order. Each tile
-		// stands for the tile filling its last token part: with re-staged B
-		// padding that program has the same loop body (every simdgroup stages
-		// every row). With zeroed padding, tiles of different token counts
-		// also differ in how many B rows are staged, and a partly filled tile
-		// is timed with the staging of its whole token part: at NK = 32 a
-		// 1-8-token tile stages one simdgroup's B rows too many (more passes
-		// at larger NK). This is an approximation, not noise: a review that
-		// rounded to the staging granularity instead (8 tokens at NK = 32)
-		// measured the M1 Pro half-tile rows 1.6-2 % faster at n = 32-128 and
-		// 1.9 % slower at n = 256, and re-fitted that way the M1 Pro fits
-		// worse (docs/model.md, "Approximations"). It cuts the mixes to
-		// measure by about four.
-		Loop: func(prog *isa.Program) *isa.Program {
-			t := prog.Tiling
-			if prog.Exit || (t.BPadZero && k.NR1H <= 8) {
-				return prog
-			}
-			tokens := k.NR1
-			if k.HalfSkip || t.BPadZero {
-				tokens = min(k.NR1, (t.Tokens+k.NR1H-1)/k.NR1H*k.NR1H)
-			}
-			return b.Program(tile.Context{Rows: t.Rows, Tokens: tokens, Steps: prog.Steps})
-		},
+		TG:           plan.Threadgroups(b),
+		Loop:         b.LoopProgram,
 	}
 	return g, plan, b, nil
 }

@@ -36,6 +36,7 @@ type Builder struct {
 	typeA  dequant.Type
 	halfB  bool
 	rowBPS float64
+	steps  int // k-steps of the problem's k
 
 	progs programCache
 }
@@ -54,8 +55,49 @@ func NewBuilder(p Problem, k Kernel) (*Builder, error) {
 	}
 	return &Builder{
 		Kernel: k, typeA: p.TypeA, halfB: p.HalfB,
-		rowBPS: float64(rb) * float64(k.NK) / float64(p.K),
+		rowBPS: float64(rb) * float64(k.NK) / float64(p.K), steps: p.K / k.NK,
 	}, nil
+}
+
+// ShapePrograms returns the programs whose registers and threadgroup memory
+// set the kernel's occupancy: the full tile and the half tile, the branches
+// of the compiled kernel (it has one register count, its largest branch's).
+func (b *Builder) ShapePrograms() []*isa.Program {
+	k := b.Kernel
+	return []*isa.Program{
+		b.Program(Context{Rows: k.NR0, Tokens: k.NR1, Steps: b.steps}),
+		b.Program(Context{Rows: k.NR0, Tokens: min(k.NR1H, k.NR1), Steps: b.steps}),
+	}
+}
+
+// Shape returns what the kernel asks of a core (ShapeOf its ShapePrograms).
+func (b *Builder) Shape() Shape { return ShapeOf(b.ShapePrograms()) }
+
+// LoopProgram returns the program whose k-loop stands for prog's in core-mix
+// measurements: a function of prog's k-loop class alone (never of which tile
+// of the class a run met first), so results do not depend on run order.
+//
+// Each tile stands for the tile filling its last token part of NR1H: with
+// re-staged B padding that program has the same loop body (every simdgroup
+// stages every row). With zeroed padding, tiles of different token counts
+// also differ in how many B rows are staged, and a partly filled tile is timed
+// with the staging of its whole token part: at NK = 32 a 1-8-token tile stages
+// one simdgroup's B rows too many. This is an approximation, measured in
+// docs/model.md ("Approximations"); it cuts the mixes to measure by about
+// four. With zeroed padding and parts of at most 8 tokens (the staging
+// granularity at NK = 32) every tile is its own class.
+func (b *Builder) LoopProgram(prog *isa.Program) *isa.Program {
+	k := b.Kernel
+	t := prog.Tiling
+	padZero := k.Padding == PadZero
+	if prog.Exit || (padZero && k.NR1H <= 8) {
+		return prog
+	}
+	tokens := k.NR1
+	if k.HalfSkip || padZero {
+		tokens = min(k.NR1, roundUp(t.Tokens, k.NR1H))
+	}
+	return b.Program(Context{Rows: t.Rows, Tokens: tokens, Steps: prog.Steps})
 }
 
 // Program returns the (cached) program of a tile context. Repeat does not change
@@ -77,7 +119,7 @@ func (b *Builder) build(c Context) *isa.Program {
 		NR0: g.NR0, NR1: g.NR1, NK: g.NK, Rows: c.Rows, Tokens: c.Tokens, Threads: threads,
 		Layout: layout, AOff: 0, BOff: g.NR0 * g.NK, TGHalves: g.NR0*g.NK + g.NR1*g.NK,
 		StageStride: g.NR0, StageFloats: g.NR0 * g.NR1,
-		TypeA: b.typeA, Strategy: k.Codebook, HalfB: b.halfB, BPadZero: k.Padding == PadZero,
+		TypeA: b.typeA, Strategy: k.Codebook, HalfB: b.halfB,
 		RowBytesPerStep: b.rowBPS,
 	}
 	if c.Exit() {
@@ -98,7 +140,7 @@ func (b *Builder) build(c Context) *isa.Program {
 	}
 	for sg := 0; sg < g.NSG; sg++ {
 		ids := loadMeta(bPasses)
-		ids.Arg = int32(4 * idWords(g, sg, threads, bPasses))
+		ids.Arg = int32(4 * idWords(&p.Tiling, sg, bPasses))
 		pro := []isa.Op{loadMeta(1), alu(isa.ClassInt, exitInts, 1), ids, alu(isa.ClassInt, setupInts, 4)}
 		pro, body := b.staging(p, sg, c, pro)
 		epi := []isa.Op{{Code: isa.OpBarrier}}
@@ -153,44 +195,61 @@ func (b *Builder) columnIdle(cg, tokens int) bool {
 
 // staging returns the k-step's staging ops of simdgroup sg (barrier, B loads,
 // A decode and stores, B conversion and stores, loop control, barrier), adding
-// the one-time B zeroing of PadZero to its prologue.
+// the one-time B zeroing of PadZero to its prologue. With PadZero the B ops
+// carry isa.SkipPadding: their padding lanes stay idle.
 func (b *Builder) staging(p *isa.Program, sg int, c Context, pro []isa.Op) ([]isa.Op, []isa.Op) {
 	g := b.Kernel.Geometry
+	tl := &p.Tiling
 	threads := 32 * g.NSG
-	aItems, bItems := g.NR0*g.NK/16, g.NR1*g.NK/8
-	aPasses, bPasses := ceilDiv(aItems, threads), ceilDiv(bItems, threads)
+	aPasses, bPasses := ceilDiv(tl.AItems(), threads), ceilDiv(tl.BItems(), threads)
+	padZero := b.Kernel.Padding == PadZero
+	var skip uint8
+	if padZero {
+		skip = isa.SkipPadding
+	}
 	var body []isa.Op
 	body = append(body, isa.Op{Code: isa.OpBarrier})
 	// The B loads do not depend on the A decode; the compiler issues them
 	// first so both device latencies overlap.
 	for t := 0; t < bPasses; t++ {
-		first := 32*sg + t*threads
-		if first >= bItems {
+		first, _, ok := tl.BItem(sg, 0, t)
+		if !ok {
 			continue
 		}
-		if p.Tiling.BPadZero {
-			last := min(first+32, bItems) - 1
-			if last/(g.NK/8) >= c.Tokens {
+		if padZero {
+			if last := lastBRow(tl, sg, t); last >= c.Tokens {
 				pro = append(pro, isa.Op{Code: isa.OpZeroB, N: uint16(t)})
 			}
-			if first/(g.NK/8) >= c.Tokens {
+			if first >= c.Tokens {
 				continue // every lane of this pass holds padding rows
 			}
 		}
-		body = append(body, isa.Op{Code: isa.OpLoadB, N: uint16(t)})
+		body = append(body, isa.Op{Code: isa.OpLoadB, N: uint16(t), C: skip})
 	}
 	for t := 0; t < aPasses; t++ {
-		if 32*sg+t*threads < aItems {
+		if _, _, ok := tl.AItem(sg, 0, t); ok {
 			body = append(body, isa.Op{Code: isa.OpDequantA, N: uint16(t)}, isa.Op{Code: isa.OpStoreA, N: uint16(t)})
 		}
 	}
 	for _, op := range body {
 		if op.Code == isa.OpLoadB {
-			body = append(body, isa.Op{Code: isa.OpConvertB, N: op.N}, isa.Op{Code: isa.OpStoreB, N: op.N})
+			body = append(body, isa.Op{Code: isa.OpConvertB, N: op.N, C: op.C}, isa.Op{Code: isa.OpStoreB, N: op.N, C: op.C})
 		}
 	}
 	body = append(body, alu(isa.ClassInt, stepInts, 2), isa.Op{Code: isa.OpBarrier})
 	return pro, body
+}
+
+// lastBRow returns the token row of the last lane of simdgroup sg that has a
+// B work item in pass t (the caller knows lane 0 has one).
+func lastBRow(tl *isa.Tiling, sg, t int) int {
+	row := 0
+	for lane := 0; lane < 32; lane++ {
+		if r, _, ok := tl.BItem(sg, lane, t); ok {
+			row = r
+		}
+	}
+	return row
 }
 
 // simdgroupCompute appends the fragment loads, multiply-accumulates and
@@ -288,13 +347,16 @@ func loadMeta(n int) isa.Op { return isa.Op{Code: isa.OpLoadMeta, N: uint16(n)} 
 // simdgroup sg read over the B passes: each thread reads the id of its B row,
 // clamped to the tile (kernel-facts 4.2: lr1 = min(tiitg/4, nr1-1) at NK = 32,
 // so a simdgroup's 32 lanes read 8 ids).
-func idWords(g Geometry, sg, threads, passes int) int {
-	per := g.NK / 8 // threads per B row
+func idWords(tl *isa.Tiling, sg, passes int) int {
 	n := 0
 	for p := 0; p < passes; p++ {
 		seen := map[int]bool{}
 		for l := 0; l < 32; l++ {
-			seen[min((32*sg+p*threads+l)/per, g.NR1-1)] = true
+			row, _, ok := tl.BItem(sg, l, p)
+			if !ok {
+				row = tl.NR1 - 1 // a thread past the B items reads the clamped last row's id
+			}
+			seen[min(row, tl.NR1-1)] = true
 		}
 		n += len(seen)
 	}

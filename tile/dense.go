@@ -198,6 +198,28 @@ func (b *MMBuilder) Context(x, y int) Context {
 	return Context{Rows: min(nr0, p.M-y*nr0), Tokens: min(nr1, p.N-x*nr1), Steps: b.Steps(), Repeat: x > 0}
 }
 
+// ShapePrograms returns the programs whose registers and threadgroup memory
+// set the kernel's occupancy: the full tile, and with bc_out also an edge
+// tile (which stores through the staging buffer).
+func (b *MMBuilder) ShapePrograms() []*isa.Program {
+	nr0, nr1 := b.TileShape()
+	shape := []*isa.Program{b.Program(Context{Rows: nr0, Tokens: nr1, Steps: b.Steps()})}
+	if b.BCOut {
+		shape = append(shape, b.Program(Context{Rows: nr0, Tokens: 1, Steps: b.Steps()}))
+	}
+	return shape
+}
+
+// Threadgroups returns threadgroup i's program (by dispatch order, x fastest)
+// and whether an earlier token tile of its row tile read the same weights.
+func (b *MMBuilder) Threadgroups() func(i int) (*isa.Program, bool) {
+	g := b.Grid()
+	return func(i int) (*isa.Program, bool) {
+		c := b.Context(i%g[0], i/g[0])
+		return b.Program(c), c.Repeat
+	}
+}
+
 // Program returns the (cached) program of a tile context.
 func (b *MMBuilder) Program(c Context) *isa.Program {
 	build := b.buildSimdgroup

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"github.com/metalsim/metalsim/isa"
 )
 
 // Context is the data-independent key of a threadgroup's program: the rows and
@@ -40,8 +42,8 @@ func NewPlan(p Problem, k Kernel, tpe []int32) (*Plan, error) {
 	if err := k.Validate(k.Path); err != nil {
 		return nil, err
 	}
-	if p.K%k.NK != 0 {
-		return nil, fmt.Errorf("problem: k = %d: must be a multiple of the tile's nk = %d (the bounds-checked K tail is not modelled)", p.K, k.NK)
+	if err := checkSteps(p, k); err != nil {
+		return nil, err
 	}
 	if len(tpe) != p.Experts {
 		return nil, fmt.Errorf("tokens per expert: %d values, want n_mats = %d", len(tpe), p.Experts)
@@ -55,6 +57,61 @@ func NewPlan(p Problem, k Kernel, tpe []int32) (*Plan, error) {
 		Problem: p, Kernel: k, TPE: tpe,
 		Grid: [3]int{ceilDiv(p.Tokens, k.NR1), ceilDiv(p.M, k.NR0), p.Experts},
 	}, nil
+}
+
+// checkSteps reports a k that is not a whole number of the tile's k-steps.
+func checkSteps(p Problem, k Kernel) error {
+	if p.K%k.NK != 0 {
+		return fmt.Errorf("problem: k = %d: must be a multiple of the tile's nk = %d (the bounds-checked K tail is not modelled)", p.K, k.NK)
+	}
+	return nil
+}
+
+// Threadgroups returns threadgroup i's program (by dispatch order) and whether
+// its weights were just read by the neighbouring threadgroup, for the timing
+// engines. It keeps a memo of b's programs by the only things a dispatch's
+// contexts differ in (tokens, 0 for an exit, and full or edge rows), so a
+// threadgroup finds its program without the builder's lock; the returned
+// function is for one goroutine at a time.
+func (pl *Plan) Threadgroups(b *Builder) func(i int) (*isa.Program, bool) {
+	k := pl.Kernel
+	progs := make([]*isa.Program, 2*(k.NR1+1))
+	return func(i int) (*isa.Program, bool) {
+		ctx := pl.Context(pl.Coords(i))
+		j := ctx.Tokens
+		if ctx.Rows != k.NR0 && ctx.Tokens > 0 {
+			j += k.NR1 + 1
+		}
+		prog := progs[j]
+		if prog == nil {
+			prog = b.Program(ctx)
+			progs[j] = prog
+		}
+		return prog, ctx.Repeat
+	}
+}
+
+// Tile is one threadgroup that does not exit early, with the data it works on.
+type Tile struct {
+	X, Y, Z int // grid coordinates: token tile, row tile, expert
+	Row0    int // first weight row of the tile
+	Token0  int // index of the tile's first routed (token, slot) in the expert's map0 list
+	Context
+}
+
+// ActiveTiles returns the threadgroups that compute (do not exit early), in
+// dispatch order (x fastest).
+func (pl *Plan) ActiveTiles() []Tile {
+	k := pl.Kernel
+	var out []Tile
+	for z := 0; z < pl.Grid[2]; z++ {
+		for y := 0; y < pl.Grid[1]; y++ {
+			for x := 0; x*k.NR1 < int(pl.TPE[z]); x++ {
+				out = append(out, Tile{X: x, Y: y, Z: z, Row0: y * k.NR0, Token0: x * k.NR1, Context: pl.Context(x, y, z)})
+			}
+		}
+	}
+	return out
 }
 
 // Launched returns the number of threadgroups the dispatch launches.

@@ -142,7 +142,7 @@ func beyondEveryChip(p tile.Problem, k tile.Kernel) []string {
 		notes = append(notes, "the kernel needs "+strings.Join(over, " and ")+
 			", more than any embedded chip allows; the values are computed all the same, and a what-if chip file can raise the limits to time it (docs/tutorial.md §6.5)")
 	}
-	if ks, err := sim.KernelShapeFor(p, k); err == nil && ks.Registers.Total > sim.MaxRegsPerThread {
+	if ks, err := tile.KernelShape(p, k); err == nil && ks.Registers.Total > sim.MaxRegsPerThread {
 		notes = append(notes, fmt.Sprintf("the kernel needs %d registers per thread, above metalsim's bound of %d: the timing model runs it on no chip; the values are computed all the same",
 			ks.Registers.Total, sim.MaxRegsPerThread))
 	}

@@ -20,6 +20,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/tile"
 	"github.com/metalsim/metalsim/trace"
 )
 
@@ -67,7 +68,7 @@ func runOccupancy(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "occupancy", err)
 	}
-	shape, err := sim.KernelShapeFor(p, k)
+	shape, err := tile.KernelShape(p, k)
 	if err != nil {
 		return fail(stderr, "occupancy", err)
 	}
