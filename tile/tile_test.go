@@ -330,3 +330,23 @@ func TestIDLoadWords(t *testing.T) {
 		}
 	}
 }
+
+// TestExamplesCoverEveryOp: the example programs docs/isa.md renders hold
+// every op of the op table, so every op's expansion is shown.
+func TestExamplesCoverEveryOp(t *testing.T) {
+	seen := map[isa.Code]bool{}
+	for _, p := range ExamplePrograms() {
+		for s := isa.SecPrologue; s < isa.NumSections; s++ {
+			for sg := 0; sg < p.NSG; sg++ {
+				for _, op := range p.Ops(s, sg) {
+					seen[op.Code] = true
+				}
+			}
+		}
+	}
+	for c := isa.Code(0); c < isa.NumCodes; c++ {
+		if !seen[c] {
+			t.Errorf("op %s occurs in no example program", c)
+		}
+	}
+}

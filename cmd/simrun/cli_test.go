@@ -413,3 +413,19 @@ func TestEmulateStdoutDeterministic(t *testing.T) {
 		t.Errorf("the MAC/s rate belongs on stderr: stdout %q, stderr %q", out1, errb)
 	}
 }
+
+// TestISADocCurrent: docs/isa.md is what `simrun isa` prints today, so the
+// committed op table and its rendered expansions cannot drift from the code.
+func TestISADocCurrent(t *testing.T) {
+	code, out, errb := runCLI("isa")
+	if code != exitOK {
+		t.Fatalf("simrun isa: exit %d: %s", code, errb)
+	}
+	want, err := os.ReadFile(filepath.Join("..", "..", "docs", "isa.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != string(want) {
+		t.Errorf("docs/isa.md differs from `simrun isa` (regenerate: go run ./cmd/simrun isa > docs/isa.md): %s", firstDiff(want, []byte(out)))
+	}
+}
