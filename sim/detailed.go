@@ -45,7 +45,7 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 	dram := &dramServer{bytesPerClk: m.dramBPC}
 	wl, al := cacheLevels(m, tgsPerCore)
 	cs := make([]*coreSim, cores)
-	launcher := make([]int64, cores)
+	fronts := make([]frontEnd[int64], cores)
 	for i := range cs {
 		cs[i] = newCoreSim(m)
 		cs[i].dram = dram
@@ -56,87 +56,34 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 		// only DRAM transfers and finishes need that order
 		cs[i].sharedOnly = trace == nil
 	}
-	next, n := 0, src.len()
+	queue := dispatchQueue{n: src.len()}
 	dispatch := func(ci int, t int64) {
-		if next >= n {
+		i, ok := queue.take()
+		if !ok {
 			return
 		}
-		prog, rep, mem := src.context(next)
-		begin := max(launcher[ci], t)
-		start := begin + int64(prog.NSG)*m.launch
-		launcher[ci] = start
+		prog, rep, mem := src.context(i)
+		begin, start := fronts[ci].launch(t, int64(prog.NSG)*m.launch)
 		if start > begin {
 			cs[ci].addStall(begin, start)
 		}
-		slot := cs[ci].addTG(prog, mem, start, false, rep, next, 0)
+		slot := cs[ci].addTG(prog, mem, start, false, rep, i, 0)
 		if tgs != nil {
 			tgs.tgStart(ci, slot, start)
 		}
-		next++
 	}
 	if tgs != nil {
 		tgs.begin(cs)
 	}
-	for s := 0; s < tgsPerCore; s++ {
-		for ci := range cs {
-			dispatch(ci, 0)
-		}
-	}
-	// heap of cores by the time of their next shared event (their next issue
+	firstWave(cores, tgsPerCore, func(ci, _ int) { dispatch(ci, 0) })
+	// cores queued by the time of their next shared event (their next issue
 	// with a trace sink); a core's key changes only when it runs (the cores
 	// share nothing that moves another core's queue: a DRAM transfer's
 	// completion is fixed when it is issued), so each core's key is computed
-	// once per turn, not at every comparison
-	h := make([]int, cores)
-	pos := make([]int, cores)
-	keys := make([]int64, cores)
+	// once per turn
+	q := newEventQueue[int64](cores)
 	for ci, core := range cs {
-		keys[ci] = core.nextTime()
-	}
-	key := func(i int) int64 { return keys[h[i]] }
-	less := func(a, b int) bool {
-		ka, kb := key(a), key(b)
-		if ka != kb {
-			return ka < kb
-		}
-		return h[a] < h[b]
-	}
-	swap := func(a, b int) {
-		h[a], h[b] = h[b], h[a]
-		pos[h[a]], pos[h[b]] = a, b
-	}
-	down := func(j int) {
-		for {
-			l := 2*j + 1
-			if l >= len(h) {
-				return
-			}
-			k := l
-			if r := l + 1; r < len(h) && less(r, l) {
-				k = r
-			}
-			if !less(k, j) {
-				return
-			}
-			swap(j, k)
-			j = k
-		}
-	}
-	up := func(j int) {
-		for j > 0 {
-			p := (j - 1) / 2
-			if !less(j, p) {
-				return
-			}
-			swap(j, p)
-			j = p
-		}
-	}
-	for i := range h {
-		h[i], pos[i] = i, i
-	}
-	for j := len(h)/2 - 1; j >= 0; j-- {
-		down(j)
+		q.set(int32(ci), core.nextTime())
 	}
 	res := detailedResult{busy: make([]float64, cores)}
 	// a core whose threadgroup finished after its turn (it ran ahead) waits
@@ -144,20 +91,19 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 	// in the order of their finishes
 	waiting := make([]bool, cores)
 	for {
-		ci := h[0]
+		id, key := q.peek()
+		ci := int(id)
 		core := cs[ci]
-		if keys[ci] == math.MaxInt64 {
+		if key == math.MaxInt64 {
 			break // the earliest core has nothing left: all cores are done
 		}
-		// The root core's shared events (every issue, with a trace) go on while
-		// they come before every other core's, (time, core index) ordered: no
-		// other core's queue moves meanwhile, so this is the global order
-		// without a heap step per event.
+		// The earliest core's shared events (every issue, with a trace) go on
+		// while they come before every other core's, (time, core index)
+		// ordered: no other core's queue moves meanwhile, so this is the
+		// global order without a queue step per event.
 		rt, rc := int64(math.MaxInt64), cores
-		for _, j := range [2]int{1, 2} {
-			if j < len(h) && (keys[h[j]] < rt || keys[h[j]] == rt && h[j] < rc) {
-				rt, rc = keys[h[j]], h[j]
-			}
+		if rid, rkey, ok := q.runnerUp(); ok {
+			rt, rc = rkey, int(rid)
 		}
 		stop := false
 		limit := rt // a tie goes to the lower core index
@@ -192,12 +138,11 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 		if stop {
 			break
 		}
-		keys[ci] = core.nextTime()
+		next := core.nextTime()
 		if waiting[ci] {
-			keys[ci] = core.q.now // the finish's turn
+			next = core.q.now // the finish's turn
 		}
-		down(pos[ci])
-		up(pos[ci])
+		q.set(id, next)
 	}
 	for ci, core := range cs {
 		res.cycles = math.Max(res.cycles, res.busy[ci])

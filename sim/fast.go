@@ -581,18 +581,18 @@ type slot struct {
 // chip's DRAM scale s(t) except while its front end launches a threadgroup; a
 // k-looping threadgroup of period P needs P work-clock cycles per step.
 type fastCore struct {
-	slots        []slot
-	launcherFree float64
-	mixSince     float64
-	mix          *mixResult // the mix its k-looping threadgroups run, nil if none
-	comp         *runMix    // the composition mix was read for
-	stay         float64    // its expected stay in comp, counted in comp.pending
-	ids          []int
-	w            float64 // work clock at wAt
-	wAt          float64
-	pauses       []pause
-	demand       float64 // DRAM bytes per cycle its k-looping threadgroups want at s = 1
-	first        float64 // the earliest k-loop end of its slots on the work clock (+Inf if none)
+	slots    []slot
+	front    frontEnd[float64]
+	mixSince float64
+	mix      *mixResult // the mix its k-looping threadgroups run, nil if none
+	comp     *runMix    // the composition mix was read for
+	stay     float64    // its expected stay in comp, counted in comp.pending
+	ids      []int
+	w        float64 // work clock at wAt
+	wAt      float64
+	pauses   []pause
+	demand   float64 // DRAM bytes per cycle its k-looping threadgroups want at s = 1
+	first    float64 // the earliest k-loop end of its slots on the work clock (+Inf if none)
 }
 
 type pause struct{ b, e float64 }
@@ -633,117 +633,6 @@ func (c *fastCore) advance(t, s float64) {
 	}
 }
 
-// eventQueue holds the pending threadgroup-level events of a run, at most
-// one per id (a core's next k-loop end, a slot's next phase change), ordered by
-// time and then by id: an id's new event replaces its pending one in place, so
-// the heap never holds more entries than ids. Ids number cores first and, within a
-// core, its k-loop end before its slots, so the order is (time, core, slot).
-type eventQueue struct {
-	heap []qEvent // a binary min-heap
-	pos  []int32  // each id's index in heap, -1 when it has no pending event
-}
-
-type qEvent struct {
-	t  float64
-	id int32
-}
-
-func (a qEvent) before(b qEvent) bool {
-	return a.t < b.t || a.t == b.t && a.id < b.id
-}
-
-func newEventQueue(ids int) *eventQueue {
-	q := &eventQueue{heap: make([]qEvent, 0, ids), pos: make([]int32, ids)}
-	for i := range q.pos {
-		q.pos[i] = -1
-	}
-	return q
-}
-
-// set makes t the time of id's pending event.
-func (q *eventQueue) set(id int32, t float64) {
-	e := qEvent{t, id}
-	p := q.pos[id]
-	if p < 0 {
-		q.heap = append(q.heap, e)
-		q.up(int32(len(q.heap)-1), e)
-		return
-	}
-	q.place(p, e)
-}
-
-// place puts e into hole p, whose old entry it replaces: up if it comes
-// before that entry, else down.
-func (q *eventQueue) place(p int32, e qEvent) {
-	if e.before(q.heap[p]) {
-		q.up(p, e)
-	} else {
-		q.down(p, e)
-	}
-}
-
-// remove drops id's pending event, if any.
-func (q *eventQueue) remove(id int32) {
-	p := q.pos[id]
-	if p < 0 {
-		return
-	}
-	q.pos[id] = -1
-	last := int32(len(q.heap) - 1)
-	e := q.heap[last]
-	q.heap = q.heap[:last]
-	if p != last {
-		q.place(p, e)
-	}
-}
-
-// pop removes the earliest event and returns its id and time.
-func (q *eventQueue) pop() (int32, float64) {
-	e := q.heap[0]
-	q.remove(e.id)
-	return e.id, e.t
-}
-
-// put stores e at index i of the heap and records where it is.
-func (q *eventQueue) put(i int32, e qEvent) {
-	q.heap[i] = e
-	q.pos[e.id] = i
-}
-
-// up places e at hole i or above it, moving later parents down.
-func (q *eventQueue) up(i int32, e qEvent) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !e.before(q.heap[p]) {
-			break
-		}
-		q.put(i, q.heap[p])
-		i = p
-	}
-	q.put(i, e)
-}
-
-// down places e at hole i or below it, moving earlier children up.
-func (q *eventQueue) down(i int32, e qEvent) {
-	n := int32(len(q.heap))
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		k := l
-		if r := l + 1; r < n && q.heap[r].before(q.heap[l]) {
-			k = r
-		}
-		if !q.heap[k].before(e) {
-			break
-		}
-		q.put(i, q.heap[k])
-		i = k
-	}
-	q.put(i, e)
-}
-
 // fastResult is what one fast-engine run produced.
 type fastResult struct {
 	cycles    float64
@@ -776,11 +665,12 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
 		fc[i].first = math.Inf(1)
 	}
 	// event ids: core ci's k-loop end is ci*(tgsPerCore+1), its slot s one more than s
-	evq := newEventQueue(cores * (tgsPerCore + 1))
+	// events (eventQueue) are numbered cores first and, within a core, its
+	// k-loop end before its slots, so equal times resolve as (core, slot)
+	evq := newEventQueue[float64](cores * (tgsPerCore + 1))
 	coreEvent := func(ci int) int32 { return int32(ci * (tgsPerCore + 1)) }
-	next := 0
-	n := src.len()
-	res := fastResult{busy: make([]float64, cores), launched: int64(n)}
+	queue := dispatchQueue{n: src.len()}
+	res := fastResult{busy: make([]float64, cores), launched: int64(queue.n)}
 	bw := cc.dramBPC * float64(cores) // bytes per cycle, chip-wide
 	scale := 1.0
 	demand := 0.0
@@ -887,20 +777,18 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
 	dispatch := func(ci, s int, t float64) {
 		c := &fc[ci]
 		sl := &c.slots[s]
-		if next >= n {
+		i, ok := queue.take()
+		if !ok {
 			sl.phase = phIdle
 			return
 		}
-		id := src.class(next)
-		next++
+		id := src.class(i)
 		info := v.class(id)
 		for l, b := range info.traffic.levels {
 			res.levels[l] += b
 		}
 		res.traffic += info.traffic.dram
-		begin := max(c.launcherFree, t)
-		start := begin + float64(int64(info.prog.NSG)*cc.m.launch)
-		c.launcherFree = start
+		begin, start := c.front.launch(t, float64(int64(info.prog.NSG)*cc.m.launch))
 		if start > begin {
 			c.advance(t, scale)
 			c.pauses = append(c.pauses, pause{begin, start})
@@ -914,13 +802,8 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
 		}
 		evq.set(coreEvent(ci)+1+int32(s), sl.at)
 	}
-	// initial wave: round-robin over cores, one slot each, until all are full
-	for s := 0; s < tgsPerCore; s++ {
-		for ci := 0; ci < cores; ci++ {
-			dispatch(ci, s, 0)
-		}
-	}
-	for len(evq.heap) > 0 {
+	firstWave(cores, tgsPerCore, func(ci, s int) { dispatch(ci, s, 0) })
+	for evq.len() > 0 {
 		id, t := evq.pop()
 		ci, slotIdx := int(id)/(tgsPerCore+1), int(id)%(tgsPerCore+1)-1
 		c := &fc[ci]
