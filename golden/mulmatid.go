@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/metalsim/metalsim/dequant"
-	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/emulate"
 	"github.com/metalsim/metalsim/tile"
 )
 
@@ -118,7 +118,7 @@ func CheckMulMatIDCase(dir string, c *MulMatIDCase) MulMatIDCheck {
 		ck.Err = err
 		return ck
 	}
-	t := &sim.Tensors{Weights: w, Src1: src1, IDs: ids}
+	t := &emulate.Tensors{Weights: w, Src1: src1, IDs: ids}
 	ref := Reference(p, t)
 	refh := ref.F16In
 	if c.RefF16In != nil {
@@ -136,7 +136,7 @@ func CheckMulMatIDCase(dir string, c *MulMatIDCase) MulMatIDCheck {
 	}
 	up := map[tile.Path][]float32{}
 	for _, run := range MulMatIDRuns() {
-		res, err := sim.Emulate(p, tile.Kernel{Variant: run.Variant, Path: run.Path}, t, 0)
+		res, err := emulate.MulMatID(p, tile.Kernel{Variant: run.Variant, Path: run.Path}, t, 0)
 		if err != nil {
 			ck.Err = fmt.Errorf("%s/%s: %w", run.Path, run.Variant.Name, err)
 			return ck
@@ -177,7 +177,7 @@ type References struct {
 // dst[(t*Used+s)*M + r]. Each expert row is decoded once for all the pairs
 // routed to its expert, and experts are spread over GOMAXPROCS goroutines;
 // every output is one k-ordered sum, so the result does not depend on either.
-func Reference(p tile.Problem, t *sim.Tensors) References {
+func Reference(p tile.Problem, t *emulate.Tensors) References {
 	rb, _ := p.TypeA.RowBytes(p.K)
 	l := p.TypeA.Layout()
 	n := p.Tokens * p.Used * p.M

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/emulate"
 	"github.com/metalsim/metalsim/tile"
 )
 
@@ -53,7 +53,7 @@ func TestReferenceMatchesManifest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ref := Reference(p, &sim.Tensors{Weights: w, Src1: src1, IDs: ids})
+		ref := Reference(p, &emulate.Tensors{Weights: w, Src1: src1, IDs: ids})
 		for _, want := range []struct {
 			name string
 			d    *Tensor

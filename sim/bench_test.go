@@ -114,25 +114,6 @@ func BenchmarkDetailedEngine(b *testing.B) {
 	b.ReportMetric(float64(instr)/b.Elapsed().Seconds()/1e6, "M-instr/s")
 }
 
-// BenchmarkEmulate emulates the 128-expert top-8, m=768, k=2048, n=512 q4_0
-// case on the simdgroup path on one core and reports multiply-accumulates per
-// second (padding rows included: they are executed).
-func BenchmarkEmulate(b *testing.B) {
-	p := tile.Problem{Experts: 128, Used: 8, M: 768, K: 2048, Tokens: 512, TypeA: dequant.Q4_0}
-	t := sim.RandomTensors(p, 1)
-	k := tile.Kernel{Variant: tile.Upstream(), Path: tile.Simdgroup}
-	b.ResetTimer()
-	var macs float64
-	for i := 0; i < b.N; i++ {
-		r, err := sim.Emulate(p, k, t, 1)
-		if err != nil {
-			b.Fatal(err)
-		}
-		macs += float64(r.Counters.Work.MMA8) * 512
-	}
-	b.ReportMetric(macs/b.Elapsed().Seconds()/1e9, "GMAC/s/core")
-}
-
 // BenchmarkMillionTokens times the timing mode on n = 1,000,000 tokens and
 // reports the peak heap, which must stay bounded by resident tiles, not tokens.
 func BenchmarkMillionTokens(b *testing.B) {

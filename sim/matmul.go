@@ -153,7 +153,7 @@ func (s *Simulator) DenseGrid(p tile.DenseProblem, path tile.Path, chip *Chip) (
 			TG:           b.Threadgroups(),
 		}, kern, nil
 	}
-	v, err := vecKernelFor(p, kern)
+	v, err := tile.DenseVecKernel(p, kern)
 	if err != nil {
 		return nil, kern, err
 	}
@@ -200,14 +200,14 @@ func (s *Simulator) RunMulMVID(p tile.Problem, chip *Chip, opt Options) (*Result
 	}
 	res := &Result{Problem: p, KernelName: "mul_mv_id", Chip: chip.Name, Engine: opt.Engine, Draws: opt.Draws}
 	mean := drawMean{res: res}
-	err := s.runDraws(&mean, chip, func(d int) (*Grid, Counters, error) {
+	err := s.runDraws(&mean, chip, func(d int) (*Grid, tile.Counters, error) {
 		ids, err := routeIDs(opt.Routing, p, opt.Seed+uint64(d))
 		if err != nil {
-			return nil, Counters{}, err
+			return nil, tile.Counters{}, err
 		}
 		g, _, err := s.MulMVIDGrid(p, ids, chip)
 		if err != nil {
-			return nil, Counters{}, err
+			return nil, tile.Counters{}, err
 		}
 		return g, countGrid(g), nil
 	})
@@ -270,9 +270,11 @@ func finish(res *Result, flops float64, chip *Chip, dispatches int, start time.T
 }
 
 // countGrid sums the program counts of every threadgroup of a grid.
-func countGrid(g *Grid) Counters {
-	return countPrograms(g.Launched, func(i int) *isa.Program {
+func countGrid(g *Grid) tile.Counters {
+	return tile.CountPrograms(g.Launched, func(i int) *isa.Program {
 		p, _ := g.TG(i)
 		return p
 	})
 }
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }

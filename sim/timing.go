@@ -155,7 +155,7 @@ type Result struct {
 
 	Occupancy   Occupancy
 	Registers   isa.Registers
-	Counters    Counters // of the first routing draw
+	Counters    tile.Counters // of the first routing draw
 	Utilization Utilization
 	Limiter     string
 
@@ -425,16 +425,16 @@ func (s *Simulator) Run(p tile.Problem, k tile.Kernel, chip *Chip, opt Options) 
 	}
 	res := &Result{Problem: p, KernelName: "mul_mm_id", Kernel: k, Chip: chip.Name, Engine: opt.Engine, Draws: opt.Draws}
 	mean := drawMean{res: res}
-	err := s.runDraws(&mean, chip, func(d int) (*Grid, Counters, error) {
+	err := s.runDraws(&mean, chip, func(d int) (*Grid, tile.Counters, error) {
 		tpe, err := opt.Routing.Counts(p, opt.Seed+uint64(d))
 		if err != nil {
-			return nil, Counters{}, err
+			return nil, tile.Counters{}, err
 		}
 		g, plan, b, err := s.MulMMIDGrid(p, k, tpe)
 		if err != nil {
-			return nil, Counters{}, err
+			return nil, tile.Counters{}, err
 		}
-		return g, CountPlan(plan, b), nil
+		return g, tile.CountPlan(plan, b), nil
 	})
 	if err != nil {
 		return nil, err
@@ -455,9 +455,9 @@ func (s *Simulator) Run(p tile.Problem, k tile.Kernel, chip *Chip, opt Options) 
 // flight (so memory holds that many grids, not one per draw). The dispatches
 // run concurrently, sharing the kernel's measured core mixes, and are added
 // in draw order, so the result is the same for any parallelism.
-func (s *Simulator) runDraws(mean *drawMean, chip *Chip, grid func(d int) (*Grid, Counters, error)) error {
+func (s *Simulator) runDraws(mean *drawMean, chip *Chip, grid func(d int) (*Grid, tile.Counters, error)) error {
 	n := mean.res.Draws
-	counters := make([]Counters, n)
+	counters := make([]tile.Counters, n)
 	results := make([]*GridResult, n)
 	errs := make([]error, n)
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -513,7 +513,7 @@ type drawMean struct {
 }
 
 // add records draw d (counted from 0) of res.Draws.
-func (m *drawMean) add(d int, counters Counters, gr *GridResult) {
+func (m *drawMean) add(d int, counters tile.Counters, gr *GridResult) {
 	res, n := m.res, float64(m.res.Draws)
 	if d == 0 {
 		res.Counters, res.CoreBusyUs = counters, gr.CoreBusyUs

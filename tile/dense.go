@@ -293,3 +293,49 @@ func (b *MMBuilder) buildTensor(c Context) *isa.Program {
 	}
 	return p
 }
+
+// DenseVecKernel returns the geometry of the mat-vec kernel kern (mul_mv or
+// mul_mv_ext) for a dense problem.
+func DenseVecKernel(p DenseProblem, kern DenseKernel) (VecKernel, error) {
+	if kern != DenseMulMVExt {
+		return MulMV(p.TypeA, p.K, false), nil
+	}
+	if p.HalfB {
+		return VecKernel{}, fmt.Errorf("mul_mv_ext: type_b = f16: the kernel takes f32 activations")
+	}
+	return MulMVExt(p.TypeA, p.K, p.N)
+}
+
+// DenseTile is one threadgroup of a dense or mat-vec dispatch with the weight
+// rows and tokens it works on.
+type DenseTile struct {
+	Row0, Token0 int // first weight row and first token (activation row)
+	Context
+}
+
+// Tiles returns the dispatch's threadgroups in dispatch order (token tiles
+// fastest, then row tiles).
+func (b *MMBuilder) Tiles() []DenseTile {
+	g := b.Grid()
+	nr0, nr1 := b.TileShape()
+	out := make([]DenseTile, 0, g[0]*g[1])
+	for y := 0; y < g[1]; y++ {
+		for x := 0; x < g[0]; x++ {
+			out = append(out, DenseTile{Row0: y * nr0, Token0: x * nr1, Context: b.Context(x, y)})
+		}
+	}
+	return out
+}
+
+// Tiles returns the threadgroups of the mat-vec kernel over m weight rows and
+// n tokens in dispatch order: row blocks fastest, then token blocks.
+func (b *VecBuilder) Tiles(m, n int) []DenseTile {
+	R, T := b.Kernel.RowsPerTG(), b.Kernel.Tokens
+	var out []DenseTile
+	for y := 0; y*T < n; y++ {
+		for x := 0; x*R < m; x++ {
+			out = append(out, DenseTile{Row0: x * R, Token0: y * T, Context: b.Context(min(R, m-x*R), min(T, n-y*T))})
+		}
+	}
+	return out
+}

@@ -10,10 +10,11 @@ import (
 
 	"github.com/metalsim/metalsim/isa"
 	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/tile"
 )
 
 // WriteCounters prints a dispatch's counters as a two-column table.
-func WriteCounters(w io.Writer, c sim.Counters) error {
+func WriteCounters(w io.Writer, c tile.Counters) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(name string, v any) { fmt.Fprintf(tw, "  %s\t%v\n", name, v) }
 	row("threadgroups launched", c.Launched)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/metalsim/metalsim/emulate"
 	"github.com/metalsim/metalsim/golden"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
@@ -53,9 +54,9 @@ func runEmulate(args []string, stdout, stderr io.Writer) int {
 	if err := checkEmulateMemory(p); err != nil {
 		return fail(stderr, "emulate", err)
 	}
-	t := sim.RandomTensors(p, *seed)
+	t := emulate.RandomTensors(p, *seed)
 	start := time.Now()
-	res, err := sim.Emulate(p, k, t, *workers)
+	res, err := emulate.MulMatID(p, k, t, *workers)
 	if err != nil {
 		return fail(stderr, "emulate", flagError(err)) // the plan checks k against the tile
 	}

@@ -1,4 +1,4 @@
-package sim
+package emulate
 
 import (
 	"fmt"
@@ -38,17 +38,17 @@ func (t *Tensors) Check(p tile.Problem) error {
 	return nil
 }
 
-// EmulateResult is the output of a functional emulation.
-type EmulateResult struct {
+// Result is the output of a functional emulation.
+type Result struct {
 	Dst      []float32 // dst[(t*Used+s)*M + r]
-	Counters Counters
+	Counters tile.Counters
 }
 
-// Emulate runs kernel_mul_mm_id for values: the routing map, then every
+// MulMatID runs kernel_mul_mm_id for values: the routing map, then every
 // threadgroup of the grid executes its program on a Machine bound to its expert,
 // row tile and routed tokens. Threadgroups write disjoint outputs, so the result
 // is the same bits for any number of workers (workers <= 0 uses GOMAXPROCS).
-func Emulate(p tile.Problem, k tile.Kernel, t *Tensors, workers int) (*EmulateResult, error) {
+func MulMatID(p tile.Problem, k tile.Kernel, t *Tensors, workers int) (*Result, error) {
 	if err := t.Check(p); err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func Emulate(p tile.Problem, k tile.Kernel, t *Tensors, workers int) (*EmulateRe
 	if err != nil {
 		return nil, err
 	}
-	return &EmulateResult{Dst: dst, Counters: CountPlan(plan, b)}, nil
+	return &Result{Dst: dst, Counters: tile.CountPlan(plan, b)}, nil
 }
 
 // tgMemory binds device memory to one threadgroup (isa.Memory).

@@ -1,16 +1,18 @@
-package sim_test
+package emulate_test
 
 import (
 	"math"
 	"testing"
 
 	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/emulate"
 	"github.com/metalsim/metalsim/golden"
-	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 )
 
-func randomTensors(p tile.Problem, seed uint64) *sim.Tensors { return sim.RandomTensors(p, seed) }
+func randomTensors(p tile.Problem, seed uint64) *emulate.Tensors {
+	return emulate.RandomTensors(p, seed)
+}
 
 // maxRatio returns the largest |dst - ref_f16in| / tolerance.
 func maxRatio(p tile.Problem, dst []float32, ref golden.References) float64 {
@@ -32,11 +34,11 @@ func TestBExtentsBug(t *testing.T) {
 	fixed := tile.HalfTile()
 	buggy := tile.HalfTile()
 	buggy.BExtents = tile.ExtentsUpstream
-	good, err := sim.Emulate(p, tile.Kernel{Variant: fixed, Path: tile.Tensor}, ts, 0)
+	good, err := emulate.MulMatID(p, tile.Kernel{Variant: fixed, Path: tile.Tensor}, ts, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad, err := sim.Emulate(p, tile.Kernel{Variant: buggy, Path: tile.Tensor}, ts, 0)
+	bad, err := emulate.MulMatID(p, tile.Kernel{Variant: buggy, Path: tile.Tensor}, ts, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +52,7 @@ func TestBExtentsBug(t *testing.T) {
 	up := tile.Upstream()
 	up.BExtents = tile.ExtentsFixed
 	for _, v := range []tile.Variant{tile.Upstream(), up} {
-		res, err := sim.Emulate(p, tile.Kernel{Variant: v, Path: tile.Tensor}, ts, 0)
+		res, err := emulate.MulMatID(p, tile.Kernel{Variant: v, Path: tile.Tensor}, ts, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +76,7 @@ func TestEmulateAgainstReference(t *testing.T) {
 				if v.DualDescriptor && path == tile.Simdgroup {
 					continue
 				}
-				res, err := sim.Emulate(p, tile.Kernel{Variant: v, Path: path}, ts, 0)
+				res, err := emulate.MulMatID(p, tile.Kernel{Variant: v, Path: path}, ts, 0)
 				if err != nil {
 					t.Fatalf("%s %s/%s: %v", typ, v.Name, path, err)
 				}
@@ -107,11 +109,11 @@ func TestEmulateDeterministicAcrossWorkers(t *testing.T) {
 	p := tile.Problem{Experts: 8, Used: 2, M: 128, K: 256, Tokens: 64, TypeA: dequant.IQ3_XXS}
 	ts := randomTensors(p, 5)
 	k := tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}
-	a, err := sim.Emulate(p, k, ts, 1)
+	a, err := emulate.MulMatID(p, k, ts, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := sim.Emulate(p, k, ts, 3)
+	b, err := emulate.MulMatID(p, k, ts, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +134,7 @@ func TestEmulateCounters(t *testing.T) {
 			ts.IDs[i] = 0
 		}
 	}
-	res, err := sim.Emulate(p, tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}, ts, 0)
+	res, err := emulate.MulMatID(p, tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}, ts, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +186,7 @@ func TestEmulateSeveralBPasses(t *testing.T) {
 				t.Fatalf("%s/%s: %v", v.Name, path, err) // every case must run
 			}
 			k := tile.Kernel{Variant: v, Path: path}
-			res, err := sim.Emulate(p, k, ts, 0)
+			res, err := emulate.MulMatID(p, k, ts, 0)
 			if err != nil {
 				t.Fatalf("%s/%s: %v", v.Name, path, err)
 			}

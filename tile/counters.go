@@ -1,9 +1,6 @@
-package sim
+package tile
 
-import (
-	"github.com/metalsim/metalsim/isa"
-	"github.com/metalsim/metalsim/tile"
-)
+import "github.com/metalsim/metalsim/isa"
 
 // Counters are what a dispatch did, summed over its threadgroups. They derive
 // from the programs the threadgroups run (the same function serves emulation and
@@ -17,7 +14,7 @@ type Counters struct {
 }
 
 // CountPlan sums the program counts of every threadgroup of a plan.
-func CountPlan(plan *tile.Plan, b *tile.Builder) Counters {
+func CountPlan(plan *Plan, b *Builder) Counters {
 	c := Counters{Launched: int64(plan.Launched())}
 	for _, cc := range plan.ContextCounts() {
 		c.addProgram(b.Program(cc.Context), int64(cc.N))
@@ -25,9 +22,9 @@ func CountPlan(plan *tile.Plan, b *tile.Builder) Counters {
 	return c
 }
 
-// countPrograms sums the program counts of n threadgroups, threadgroup i
+// CountPrograms sums the program counts of n threadgroups, threadgroup i
 // running prog(i); programs are added in order of first use.
-func countPrograms(n int, prog func(i int) *isa.Program) Counters {
+func CountPrograms(n int, prog func(i int) *isa.Program) Counters {
 	count := map[*isa.Program]int64{}
 	var order []*isa.Program
 	for i := 0; i < n; i++ {

@@ -1,14 +1,15 @@
-package sim_test
+package emulate_test
 
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/emulate"
 	"github.com/metalsim/metalsim/golden"
 	"github.com/metalsim/metalsim/isa"
-	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 )
 
@@ -136,8 +137,8 @@ func checkDense(t *testing.T, c kernelCase, seed uint64) []float32 {
 	if got := tile.ChooseDense(c.p); got != c.kern {
 		t.Fatalf("%v: the host picks %s", c, got)
 	}
-	ts := sim.RandomDenseTensors(c.p, seed)
-	res, err := sim.EmulateMulMat(c.p, c.path, ts, 0)
+	ts := emulate.RandomDenseTensors(c.p, seed)
+	res, err := emulate.MulMat(c.p, c.path, ts, 0)
 	if err != nil {
 		t.Fatalf("%v: %v", c, err)
 	}
@@ -196,12 +197,12 @@ func TestDenseKernelsAgainstReference(t *testing.T) {
 // their bounds, and kernel_mul_mv_id on one expert gives kernel_mul_mv's bits.
 func TestMulMVKernelsAgree(t *testing.T) {
 	p := tile.DenseProblem{M: 24, N: 4, K: 512, TypeA: dequant.Q4_0}
-	ts := sim.RandomDenseTensors(p, 7)
-	mv, err := sim.EmulateDense(p, tile.DenseMulMV, 0, ts, 0)
+	ts := emulate.RandomDenseTensors(p, 7)
+	mv, err := emulate.Dense(p, tile.DenseMulMV, 0, ts, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ext, err := sim.EmulateDense(p, tile.DenseMulMVExt, 0, ts, 0)
+	ext, err := emulate.Dense(p, tile.DenseMulMVExt, 0, ts, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +216,7 @@ func TestMulMVKernelsAgree(t *testing.T) {
 		}
 	}
 	id := tile.Problem{Experts: 1, Used: 1, M: p.M, K: p.K, Tokens: p.N, TypeA: p.TypeA}
-	res, err := sim.EmulateMulMVID(id, &sim.Tensors{Weights: ts.Weights, Src1: ts.Src1, IDs: make([]int32, p.N)}, 0)
+	res, err := emulate.MulMVID(id, &emulate.Tensors{Weights: ts.Weights, Src1: ts.Src1, IDs: make([]int32, p.N)}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +232,7 @@ func TestMulMVIDAgainstReference(t *testing.T) {
 		for _, bcast := range []bool{false, true} {
 			p := tile.Problem{Experts: 4, Used: 2, M: 40, K: 512, Tokens: 5, Broadcast: bcast, TypeA: typ}
 			ts := randomTensors(p, uint64(typ)+3)
-			res, err := sim.EmulateMulMVID(p, ts, 0)
+			res, err := emulate.MulMVID(p, ts, 0)
 			if err != nil {
 				t.Fatalf("%s: %v", p, err)
 			}
@@ -264,12 +265,12 @@ func TestEmulateDenseDeterministic(t *testing.T) {
 		{tile.DenseProblem{M: 100, N: 50, K: 256, TypeA: dequant.IQ2_XS}, tile.DenseMulMM, tile.Tensor},
 		{tile.DenseProblem{M: 100, N: 5, K: 256, TypeA: dequant.Q8_0}, tile.DenseMulMVExt, 0},
 	} {
-		ts := sim.RandomDenseTensors(c.p, 9)
-		a, err := sim.EmulateMulMat(c.p, c.path, ts, 1)
+		ts := emulate.RandomDenseTensors(c.p, 9)
+		a, err := emulate.MulMat(c.p, c.path, ts, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := sim.EmulateMulMat(c.p, c.path, ts, 3)
+		b, err := emulate.MulMat(c.p, c.path, ts, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -284,7 +285,7 @@ func TestDenseCounters(t *testing.T) {
 	// mul_mm simdgroup path, 96 x 40: grid 2 x 2, each threadgroup 128 MMAs per
 	// k-step of 32 (padding included, kernel-facts §3.7)
 	p := tile.DenseProblem{M: 96, N: 40, K: 256, TypeA: dequant.Q4_0}
-	res, err := sim.EmulateMulMat(p, tile.Simdgroup, sim.RandomDenseTensors(p, 1), 0)
+	res, err := emulate.MulMat(p, tile.Simdgroup, emulate.RandomDenseTensors(p, 1), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +295,7 @@ func TestDenseCounters(t *testing.T) {
 	}
 	// tensor path: one 64x128 tile per row tile, 8 matmul2d runs of 32x... 16x16x16 MMAs:
 	// (128/16)·(64/16)·(32/16) = 64 per run
-	res, err = sim.EmulateMulMat(p, tile.Tensor, sim.RandomDenseTensors(p, 1), 0)
+	res, err = emulate.MulMat(p, tile.Tensor, emulate.RandomDenseTensors(p, 1), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,11 +306,20 @@ func TestDenseCounters(t *testing.T) {
 	// simdgroups, 2 k-steps, 4 rows per simdgroup: 3·2·2·4 dequantize calls per
 	// lane (32 lanes)
 	p = tile.DenseProblem{M: 20, N: 1, K: 1024, TypeA: dequant.Q4_0}
-	res, err = sim.EmulateMulMat(p, 0, sim.RandomDenseTensors(p, 1), 0)
+	res, err = emulate.MulMat(p, 0, emulate.RandomDenseTensors(p, 1), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c := res.Counters; c.Launched != 3 || c.Work.DequantChunks != 3*2*2*4*32 {
 		t.Errorf("mul_mv: launched %d, dequant chunks %d", c.Launched, c.Work.DequantChunks)
+	}
+}
+
+// TestDenseKernelErrors: a kernel the type has none of is an error naming
+// the type.
+func TestDenseKernelErrors(t *testing.T) {
+	p := tile.DenseProblem{M: 8, N: 9, K: 256, TypeA: dequant.IQ2_S}
+	if _, err := emulate.Dense(p, tile.DenseMulMVExt, 0, emulate.RandomDenseTensors(p, 1), 0); err == nil || !strings.Contains(err.Error(), "type_a = iq2_s") {
+		t.Errorf("mul_mv_ext of iq2_s: %v", err)
 	}
 }

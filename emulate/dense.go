@@ -1,4 +1,4 @@
-package sim
+package emulate
 
 import (
 	"fmt"
@@ -41,15 +41,15 @@ func RandomDenseTensors(p tile.DenseProblem, seed uint64) *DenseTensors {
 	return &DenseTensors{Weights: t.Weights, Src1: t.Src1}
 }
 
-// EmulateMulMat runs, for values, the kernel the host picks for a MUL_MAT
+// MulMat runs, for values, the kernel the host picks for a MUL_MAT
 // (tile.ChooseDense; path selects kernel_mul_mm's body). dst[j*M + i].
-func EmulateMulMat(p tile.DenseProblem, path tile.Path, t *DenseTensors, workers int) (*EmulateResult, error) {
-	return EmulateDense(p, tile.ChooseDense(p), path, t, workers)
+func MulMat(p tile.DenseProblem, path tile.Path, t *DenseTensors, workers int) (*Result, error) {
+	return Dense(p, tile.ChooseDense(p), path, t, workers)
 }
 
-// EmulateDense runs one dense kernel for values, whatever the host would pick
+// Dense runs one dense kernel for values, whatever the host would pick
 // (the kernel's own limits still apply: mul_mv_ext's types and n, mul_mm's k).
-func EmulateDense(p tile.DenseProblem, kern tile.DenseKernel, path tile.Path, t *DenseTensors, workers int) (*EmulateResult, error) {
+func Dense(p tile.DenseProblem, kern tile.DenseKernel, path tile.Path, t *DenseTensors, workers int) (*Result, error) {
 	if err := t.Check(p); err != nil {
 		return nil, err
 	}
@@ -65,12 +65,12 @@ func EmulateDense(p tile.DenseProblem, kern tile.DenseKernel, path tile.Path, t 
 	if err := runJobs(jobs, mem, workers); err != nil {
 		return nil, err
 	}
-	return &EmulateResult{Dst: dst, Counters: countJobs(jobs)}, nil
+	return &Result{Dst: dst, Counters: countJobs(jobs)}, nil
 }
 
-// EmulateMulMVID runs kernel_mul_mv_id for values: one threadgroup per row
+// MulMVID runs kernel_mul_mv_id for values: one threadgroup per row
 // block and (token, slot) pair, on the pair's expert. dst[(t*Used+s)*M + r].
-func EmulateMulMVID(p tile.Problem, t *Tensors, workers int) (*EmulateResult, error) {
+func MulMVID(p tile.Problem, t *Tensors, workers int) (*Result, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -87,15 +87,13 @@ func EmulateMulMVID(p tile.Problem, t *Tensors, workers int) (*EmulateResult, er
 		return nil, err
 	}
 	rb, _ := p.TypeA.RowBytes(p.K)
-	R := b.Kernel.RowsPerTG()
-	gx := ceilDiv(p.M, R)
+	blocks := b.Tiles(p.M, 1) // the row blocks of one (token, slot) pair
 	var jobs []tgJob
 	for z := 0; z < p.Tokens*p.Used; z++ {
 		e, tok, s := int(t.IDs[z]), z/p.Used, z%p.Used
-		for x := 0; x < gx; x++ {
-			rows := min(R, p.M-x*R)
-			jobs = append(jobs, tgJob{prog: b.Program(b.Context(rows, 1)),
-				wOff: (e*p.M + x*R) * rb, r0: x * R, src: []int{tok*p.SrcRows() + s%p.SrcRows()}, out: []int{z}})
+		for _, tl := range blocks {
+			jobs = append(jobs, tgJob{prog: b.Program(tl.Context),
+				wOff: (e*p.M + tl.Row0) * rb, r0: tl.Row0, src: []int{tok*p.SrcRows() + s%p.SrcRows()}, out: []int{z}})
 		}
 	}
 	dst := make([]float32, p.Tokens*p.Used*p.M)
@@ -105,7 +103,7 @@ func EmulateMulMVID(p tile.Problem, t *Tensors, workers int) (*EmulateResult, er
 	if err := runJobs(jobs, mem, workers); err != nil {
 		return nil, err
 	}
-	return &EmulateResult{Dst: dst, Counters: countJobs(jobs)}, nil
+	return &Result{Dst: dst, Counters: countJobs(jobs)}, nil
 }
 
 // tgJob is one threadgroup to emulate: its program and its binding.
@@ -123,59 +121,44 @@ func denseJobs(p tile.DenseProblem, kern tile.DenseKernel, path tile.Path) ([]tg
 	if err != nil {
 		return nil, err
 	}
-	rowsOf := func(first, n, max int) []int {
-		out := make([]int, min(n, max-first))
+	// the activation (and dst) rows of a tile's tokens
+	rowsOf := func(first, n int) []int {
+		out := make([]int, n)
 		for i := range out {
 			out[i] = first + i
 		}
 		return out
 	}
-	var jobs []tgJob
+	var tiles []tile.DenseTile
 	switch kern {
 	case tile.DenseMulMM:
 		b, err := tile.NewMMBuilder(p, path)
 		if err != nil {
 			return nil, err
 		}
-		g := b.Grid()
-		nr0, nr1 := b.TileShape()
-		for y := 0; y < g[1]; y++ {
-			for x := 0; x < g[0]; x++ {
-				toks := rowsOf(x*nr1, nr1, p.N)
-				jobs = append(jobs, tgJob{prog: b.Program(b.Context(x, y)), wOff: y * nr0 * rb, r0: y * nr0, src: toks, out: toks})
-			}
+		tiles = b.Tiles()
+		jobs := make([]tgJob, len(tiles))
+		for i, tl := range tiles {
+			toks := rowsOf(tl.Token0, tl.Tokens)
+			jobs[i] = tgJob{prog: b.Program(tl.Context), wOff: tl.Row0 * rb, r0: tl.Row0, src: toks, out: toks}
 		}
-	default:
-		v, err := vecKernelFor(p, kern)
-		if err != nil {
-			return nil, err
-		}
-		b, err := tile.NewVecBuilder(v, p.TypeA, p.HalfB, p.K)
-		if err != nil {
-			return nil, err
-		}
-		R, T := b.Kernel.RowsPerTG(), b.Kernel.Tokens
-		for y := 0; y < ceilDiv(p.N, T); y++ {
-			toks := rowsOf(y*T, T, p.N)
-			for x := 0; x < ceilDiv(p.M, R); x++ {
-				rows := min(R, p.M-x*R)
-				jobs = append(jobs, tgJob{prog: b.Program(b.Context(rows, len(toks))), wOff: x * R * rb, r0: x * R, src: toks, out: toks})
-			}
-		}
+		return jobs, nil
+	}
+	v, err := tile.DenseVecKernel(p, kern)
+	if err != nil {
+		return nil, err
+	}
+	b, err := tile.NewVecBuilder(v, p.TypeA, p.HalfB, p.K)
+	if err != nil {
+		return nil, err
+	}
+	tiles = b.Tiles(p.M, p.N)
+	jobs := make([]tgJob, len(tiles))
+	for i, tl := range tiles {
+		toks := rowsOf(tl.Token0, tl.Tokens)
+		jobs[i] = tgJob{prog: b.Program(tl.Context), wOff: tl.Row0 * rb, r0: tl.Row0, src: toks, out: toks}
 	}
 	return jobs, nil
-}
-
-// vecKernelFor returns the geometry of the mat-vec kernel kern for a dense
-// problem.
-func vecKernelFor(p tile.DenseProblem, kern tile.DenseKernel) (tile.VecKernel, error) {
-	if kern != tile.DenseMulMVExt {
-		return tile.MulMV(p.TypeA, p.K, false), nil
-	}
-	if p.HalfB {
-		return tile.VecKernel{}, fmt.Errorf("mul_mv_ext: type_b = f16: the kernel takes f32 activations")
-	}
-	return tile.MulMVExt(p.TypeA, p.K, p.N)
 }
 
 // runJobs emulates the threadgroups on workers goroutines (<= 0: GOMAXPROCS).
@@ -233,8 +216,8 @@ func eachTG[M isa.Memory](n, workers int, newMem func() M, bind func(mem M, i in
 }
 
 // countJobs sums the program counts of the threadgroups.
-func countJobs(jobs []tgJob) Counters {
-	return countPrograms(len(jobs), func(i int) *isa.Program { return jobs[i].prog })
+func countJobs(jobs []tgJob) tile.Counters {
+	return tile.CountPrograms(len(jobs), func(i int) *isa.Program { return jobs[i].prog })
 }
 
 // devMemory binds device memory to one threadgroup of the kernels that address
@@ -269,5 +252,3 @@ func (m *devMemory) StoreRow(token int, vals []float32) {
 }
 
 func (m *devMemory) Store(row, token int, v float32) { m.dst[m.out[token]*m.m+m.r0+row] = v }
-
-func ceilDiv(a, b int) int { return (a + b - 1) / b }
