@@ -58,14 +58,14 @@ func (s *Simulator) vecBuilder(v tile.VecKernel, typeA dequant.Type, halfB bool,
 	key := vecKey{v, typeA, halfB, k}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if b, ok := s.others[key]; ok {
-		return b.(*tile.VecBuilder), nil
+	if b, ok := s.vecs[key]; ok {
+		return b, nil
 	}
 	b, err := tile.NewVecBuilder(v, typeA, halfB, k)
 	if err != nil {
 		return nil, err
 	}
-	s.others[key] = b
+	s.vecs[key] = b
 	return b, nil
 }
 
@@ -74,14 +74,14 @@ func (s *Simulator) mmBuilder(p tile.DenseProblem, path tile.Path) (*tile.MMBuil
 	key := mmKey{p, path}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if b, ok := s.others[key]; ok {
-		return b.(*tile.MMBuilder), nil
+	if b, ok := s.mms[key]; ok {
+		return b, nil
 	}
 	b, err := tile.NewMMBuilder(p, path)
 	if err != nil {
 		return nil, err
 	}
-	s.others[key] = b
+	s.mms[key] = b
 	return b, nil
 }
 

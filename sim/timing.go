@@ -201,9 +201,10 @@ type Simulator struct {
 	shared   map[shareKey]*shared
 	caches   map[cacheKey]*coreCache
 	builders map[builderKey]*tile.Builder
-	others   map[any]any // builders of the other kernels (matmul.go), by kernel key
-	keeper   *coreKeeper // coarse measurements' core models, for all kernels' caches
-	progress *Progress   // threadgroups dispatched, or nil
+	vecs     map[vecKey]*tile.VecBuilder // mat-vec kernels' builders (matmul.go)
+	mms      map[mmKey]*tile.MMBuilder   // dense mul_mm builders (matmul.go)
+	keeper   *coreKeeper                 // coarse measurements' core models, for all kernels' caches
+	progress *Progress                   // threadgroups dispatched, or nil
 }
 
 // SetProgress makes the simulator's later dispatches count their threadgroups
@@ -252,7 +253,7 @@ type memKey struct {
 // NewSimulator returns an empty simulator.
 func NewSimulator() *Simulator {
 	return &Simulator{shared: map[shareKey]*shared{}, caches: map[cacheKey]*coreCache{}, builders: map[builderKey]*tile.Builder{},
-		others: map[any]any{}, keeper: newCoreKeeper()}
+		vecs: map[vecKey]*tile.VecBuilder{}, mms: map[mmKey]*tile.MMBuilder{}, keeper: newCoreKeeper()}
 }
 
 // Simulate predicts the time of one MUL_MAT_ID (map0 + mul_mm_id) on a chip with
