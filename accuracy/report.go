@@ -1,4 +1,4 @@
-package hw
+package accuracy
 
 import (
 	"encoding/json"
@@ -8,13 +8,14 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/metalsim/metalsim/hw"
 	"github.com/metalsim/metalsim/sim"
 )
 
 func shape(r RowResult) string {
 	p := r.Row.Params
 	get := func(k string) string { v, _ := p.Get(k); return v }
-	if r.Row.Op == OpMulMat {
+	if r.Row.Op == hw.OpMulMat {
 		return fmt.Sprintf("%s m=%s k=%s", get("type_a"), get("m"), get("k"))
 	}
 	return fmt.Sprintf("%s %s/%s m=%s k=%s", get("type_a"), get("n_mats"), get("n_used"), get("m"), get("k"))

@@ -1,4 +1,4 @@
-package hw
+package accuracy
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/hw"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 )
@@ -21,7 +22,7 @@ const (
 
 // Case is a measured row mapped to a simulator problem.
 type Case struct {
-	Row      Row
+	Row      hw.Row
 	Chip     *sim.Chip
 	Path     tile.Path
 	Kernel   string            // the Metal kernel the host dispatches for this row
@@ -46,7 +47,7 @@ type MatchOptions struct {
 // Match maps measured rows to simulator cases. A row that names an unknown chip,
 // variant or path is an error (naming the source line); a row the simulator
 // does not model is kept with Modelled false and the reason.
-func Match(rows []Row, opt MatchOptions) ([]Case, error) {
+func Match(rows []hw.Row, opt MatchOptions) ([]Case, error) {
 	var out []Case
 	var errs []string
 	chips := map[string]*sim.Chip{} // one Chip per name, so cases share simulator state
@@ -64,7 +65,7 @@ func Match(rows []Row, opt MatchOptions) ([]Case, error) {
 	return out, nil
 }
 
-func matchRow(r Row, opt MatchOptions, chips map[string]*sim.Chip) (Case, error) {
+func matchRow(r hw.Row, opt MatchOptions, chips map[string]*sim.Chip) (Case, error) {
 	c := Case{Row: r}
 	switch {
 	case r.Chip != "":
@@ -113,9 +114,9 @@ func matchRow(r Row, opt MatchOptions, chips map[string]*sim.Chip) (Case, error)
 		c.Baseline = b
 	}
 	switch r.Op {
-	case OpMulMatID, OpMulMatIDFusion:
+	case hw.OpMulMatID, hw.OpMulMatIDFusion:
 		return matchMulMatID(c)
-	case OpMulMat:
+	case hw.OpMulMat:
 		return matchMulMat(c)
 	}
 	return c, fmt.Errorf("op %q: not a matmul op", r.Op)
@@ -164,7 +165,7 @@ func matchMulMatID(c Case) (Case, error) {
 	if prob.UsesMulMV() {
 		c.Kernel = KernelMulMVID
 	}
-	if c.Row.Op == OpMulMatIDFusion {
+	if c.Row.Op == hw.OpMulMatIDFusion {
 		o, mul := 1, false
 		if p.Has("o") {
 			o, _ = p.Int("o")
@@ -281,7 +282,7 @@ func matchMulMat(c Case) (Case, error) {
 // denseKernel applies the host's MUL_MAT kernel choice (kernel-facts 2.1) to a
 // dense case's parameters, as far as they say (also for weight types metalsim
 // does not decode; tile.ChooseDense is the same rule on a problem).
-func denseKernel(p Params) string {
+func denseKernel(p hw.Params) string {
 	n, _ := p.Int("n")
 	k, _ := p.Int("k")
 	ta, _ := p.String("type_a")

@@ -1,4 +1,4 @@
-package hw
+package accuracy
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/metalsim/metalsim/hw"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 )
@@ -20,7 +21,7 @@ const sampleTSV = "# chip\tgpu_path\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk
 
 func sampleCases(t *testing.T) []Case {
 	t.Helper()
-	rows, err := ParseTSV(strings.NewReader(sampleTSV), "sample.tsv")
+	rows, err := hw.ParseTSV(strings.NewReader(sampleTSV), "sample.tsv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestMatchErrors(t *testing.T) {
 		{strings.Replace(sampleTSV, "\thalftile\t", "\tquartertile\t", 1), "unknown variant \"quartertile\""},
 		{strings.Replace(sampleTSV, "M1 Pro 16-core GPU\tsimdgroup\tMUL_MAT_ID\tq4_0\tf32\t32\t4\t256\t512\t64\tupstream", "M1 Pro 16-core GPU\twarp\tMUL_MAT_ID\tq4_0\tf32\t32\t4\t256\t512\t64\tupstream", 1), "gpu_path"},
 	} {
-		rows, err := ParseTSV(strings.NewReader(tc.tsv), "bad.tsv")
+		rows, err := hw.ParseTSV(strings.NewReader(tc.tsv), "bad.tsv")
 		if err != nil {
 			if !strings.Contains(err.Error(), tc.want) && !strings.Contains(err.Error(), "gpu_path") {
 				t.Errorf("parse: %v, want %q", err, tc.want)
@@ -70,7 +71,7 @@ func TestMatchErrors(t *testing.T) {
 		}
 	}
 	// a log without a device description needs --chip
-	rows := []Row{{Source: "x.log", Line: 3, Op: OpMulMatID}}
+	rows := []hw.Row{{Source: "x.log", Line: 3, Op: hw.OpMulMatID}}
 	if _, err := Match(rows, MatchOptions{}); err == nil || !strings.Contains(err.Error(), "no chip") {
 		t.Errorf("Match without chip: %v", err)
 	}
@@ -349,7 +350,7 @@ func TestMatchNotesMissingMap0(t *testing.T) {
 // matchTSV parses a calibration TSV and matches its rows to cases.
 func matchTSV(t *testing.T, tsv, source string) []Case {
 	t.Helper()
-	rows, err := ParseTSV(strings.NewReader(tsv), source)
+	rows, err := hw.ParseTSV(strings.NewReader(tsv), source)
 	if err != nil {
 		t.Fatal(err)
 	}
