@@ -136,14 +136,12 @@ func matchMulMatID(c Case) (Case, error) {
 	get := func(key string) int {
 		v, err := p.Int(key)
 		if err != nil {
-			panic(err) // unreachable: checked by required below
+			panic(err) // unreachable: requireParams and the Int checks below come first
 		}
 		return v
 	}
-	for _, key := range []string{"type_a", "type_b", "n_mats", "n_used", "m", "n", "k"} {
-		if !p.Has(key) {
-			return c, fmt.Errorf("parameter %s missing (have %s)", key, strings.Join(p.Keys(), ", "))
-		}
+	if err := requireParams(p, "type_a", "type_b", "n_mats", "n_used", "m", "n", "k"); err != nil {
+		return c, err
 	}
 	for _, key := range []string{"n_mats", "n_used", "m", "n", "k"} {
 		if _, err := p.Int(key); err != nil {
@@ -185,8 +183,7 @@ func matchMulMatID(c Case) (Case, error) {
 	}
 	prob.TypeA, prob.HalfB = typ, halfB
 	c.Problem = prob
-	if _, err := typ.RowBytes(prob.K); err != nil && prob.K > 0 {
-		c.Reason = fmt.Sprintf("%v: the kernel's K tail is not modelled", err)
+	if c.Reason = kTailReason(typ, prob.K); c.Reason != "" {
 		return c, nil
 	}
 	if err := prob.Validate(); err != nil {
@@ -224,10 +221,8 @@ var plainMulMat = []struct{ key, want string }{
 // picks for it.
 func matchMulMat(c Case) (Case, error) {
 	p := c.Row.Params
-	for _, key := range []string{"type_a", "type_b", "m", "n", "k"} {
-		if !p.Has(key) {
-			return c, fmt.Errorf("parameter %s missing (have %s)", key, strings.Join(p.Keys(), ", "))
-		}
+	if err := requireParams(p, "type_a", "type_b", "m", "n", "k"); err != nil {
+		return c, err
 	}
 	var dims [3]int
 	for i, key := range []string{"m", "n", "k"} {
@@ -263,8 +258,7 @@ func matchMulMat(c Case) (Case, error) {
 	}
 	prob := tile.DenseProblem{M: dims[0], N: dims[1], K: dims[2], TypeA: typ, HalfB: halfB}
 	c.Dense = prob
-	if _, err := typ.RowBytes(prob.K); err != nil && prob.K > 0 {
-		c.Reason = fmt.Sprintf("%v: the kernel's K tail is not modelled", err)
+	if c.Reason = kTailReason(typ, prob.K); c.Reason != "" {
 		return c, nil
 	}
 	if err := prob.Validate(); err != nil {
@@ -296,6 +290,27 @@ func denseKernel(p hw.Params) string {
 		return KernelMulMM
 	}
 	return KernelMulMV
+}
+
+// requireParams checks that a row's parameters hold every key, naming the
+// first missing one and the keys the row has.
+func requireParams(p hw.Params, keys ...string) error {
+	for _, key := range keys {
+		if !p.Has(key) {
+			return fmt.Errorf("parameter %s missing (have %s)", key, strings.Join(p.Keys(), ", "))
+		}
+	}
+	return nil
+}
+
+// kTailReason is why a row whose k is not a whole number of the weight type's
+// blocks is not modelled, or "" when it is (a k of 0 or less is left to the
+// problem's own check).
+func kTailReason(typ dequant.Type, k int) string {
+	if _, err := typ.RowBytes(k); err != nil && k > 0 {
+		return fmt.Sprintf("%v: the kernel's K tail is not modelled", err)
+	}
+	return ""
 }
 
 // operandTypes maps a row's type_a and type_b to the weight type and whether

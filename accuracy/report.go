@@ -3,6 +3,7 @@ package accuracy
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -41,26 +42,64 @@ func (p PairResult) shape() (string, int) {
 	return fmt.Sprintf("%s %d/%d m=%d k=%d", pr.TypeA, pr.Experts, pr.Used, pr.M, pr.K), pr.Tokens
 }
 
+// rowCells are a row's cells in the order of the row tables' columns (chip,
+// path, kernel, shape, n, variant, measured, predicted, error, limiter,
+// occupancy); meas is the measured cell as the table's format shows it. A
+// row that is not modelled gives its reason in the limiter column.
+func rowCells(r RowResult, meas string) []string {
+	n, _ := r.Row.Params.Get("n")
+	cells := []string{chipName(r), r.Path.String(), kernelName(r), shape(r), n, r.Variant.Name, meas}
+	switch {
+	case !r.Modelled:
+		return append(cells, "not modelled", "", r.Reason, "")
+	case r.Row.HasTime:
+		return append(cells, fmt.Sprintf("%.1f", r.PredictedUs), fmt.Sprintf("%+.1f", r.ErrorPct), short(r.Result.Limiter), occupancy(r.Result))
+	}
+	return append(cells, fmt.Sprintf("%.1f", r.Result.TotalUs), "", short(r.Result.Limiter), occupancy(r.Result))
+}
+
+// cells are the pair's cells in the order of the pair tables' columns (chip,
+// path, shape, n, variant vs baseline, measured Δ, predicted Δ, error).
+func (p PairResult) cells() []string {
+	sh, n := p.shape()
+	return []string{p.Chip, p.Path.String(), sh, strconv.Itoa(n), p.Variant + " vs " + p.Baseline,
+		fmt.Sprintf("%+.1f", p.MeasuredDeltaPct), fmt.Sprintf("%+.1f", p.PredictedDeltaPct), fmt.Sprintf("%+.1f", p.ErrorPP)}
+}
+
+// writeTabRow writes cells as one line of a tabwriter table; empty trailing
+// cells are left out, so they do not widen a column.
+func writeTabRow(w io.Writer, cells []string) {
+	for len(cells) > 0 && cells[len(cells)-1] == "" {
+		cells = cells[:len(cells)-1]
+	}
+	fmt.Fprintln(w, strings.Join(cells, "\t"))
+}
+
+// writeMarkdownRow writes cells as one row of a Markdown table: "| a | | b |".
+func writeMarkdownRow(w io.Writer, cells []string) {
+	var b strings.Builder
+	b.WriteString("|")
+	for _, c := range cells {
+		if c != "" {
+			b.WriteString(" " + c)
+		}
+		b.WriteString(" |")
+	}
+	fmt.Fprintln(w, b.String())
+}
+
 // WriteText prints the report as aligned tables: rows, pairs, summaries.
 func (rep *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "chip\tpath\tkernel\tshape\tn\tvariant\tmeasured µs\tpredicted µs\terror %\tlimiter\tTGs/core, registers")
 	for _, r := range rep.Rows {
-		n, _ := r.Row.Params.Get("n")
 		meas := "-"
 		if r.Row.HasTime {
 			meas = fmt.Sprintf("%.1f", r.MeasuredUs)
 		} else if r.Row.HasDelta {
 			meas = fmt.Sprintf("Δ %+.1f%% vs %s", r.Row.DeltaPct, r.Row.Baseline)
 		}
-		switch {
-		case !r.Modelled:
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\tnot modelled\t\t%s\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.Reason)
-		case r.Row.HasTime:
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%+.1f\t%s\t%s\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.PredictedUs, r.ErrorPct, short(r.Result.Limiter), occupancy(r.Result))
-		default:
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t\t%s\t%s\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.Result.TotalUs, short(r.Result.Limiter), occupancy(r.Result))
-		}
+		writeTabRow(tw, rowCells(r, meas))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -69,9 +108,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 		fmt.Fprintln(w)
 		fmt.Fprintln(tw, "chip\tpath\tshape\tn\tvariant vs baseline\tmeasured Δ %\tpredicted Δ %\terror pp")
 		for _, p := range rep.Pairs {
-			sh, n := p.shape()
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s vs %s\t%+.1f\t%+.1f\t%+.1f\n", p.Chip, p.Path, sh, n,
-				p.Variant, p.Baseline, p.MeasuredDeltaPct, p.PredictedDeltaPct, p.ErrorPP)
+			writeTabRow(tw, p.cells())
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -133,28 +170,18 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintln(w, "| chip | path | kernel | shape | n | variant | measured µs | predicted µs | error % | limiter | TGs/core, registers |")
 	fmt.Fprintln(w, "|---|---|---|---|---:|---|---:|---:|---:|---|---|")
 	for _, r := range rep.Rows {
-		n, _ := r.Row.Params.Get("n")
 		meas := "–"
 		if r.Row.HasTime {
 			meas = fmt.Sprintf("%.1f", r.MeasuredUs)
 		}
-		switch {
-		case !r.Modelled:
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | not modelled | | %s | |\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.Reason)
-		case r.Row.HasTime:
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %.1f | %+.1f | %s | %s |\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.PredictedUs, r.ErrorPct, short(r.Result.Limiter), occupancy(r.Result))
-		default:
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %.1f | | %s | %s |\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.Result.TotalUs, short(r.Result.Limiter), occupancy(r.Result))
-		}
+		writeMarkdownRow(w, rowCells(r, meas))
 	}
 	if len(rep.Pairs) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "| chip | path | shape | n | variant vs baseline | measured Δ % | predicted Δ % | error pp |")
 		fmt.Fprintln(w, "|---|---|---|---:|---|---:|---:|---:|")
 		for _, p := range rep.Pairs {
-			sh, n := p.shape()
-			fmt.Fprintf(w, "| %s | %s | %s | %d | %s vs %s | %+.1f | %+.1f | %+.1f |\n", p.Chip, p.Path, sh, n,
-				p.Variant, p.Baseline, p.MeasuredDeltaPct, p.PredictedDeltaPct, p.ErrorPP)
+			writeMarkdownRow(w, p.cells())
 		}
 	}
 	fmt.Fprintln(w)
