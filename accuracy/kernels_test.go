@@ -155,7 +155,7 @@ func m1pro(t *testing.T) *sim.Chip {
 	return c
 }
 
-// TestDenseKernelRulesAgree: the host's choice as hw applies it to a row's
+// TestDenseKernelRulesAgree: the host's choice as accuracy applies it to a row's
 // parameters (for every type name) and as tile applies it to a problem (for the
 // types metalsim decodes) agree.
 func TestDenseKernelRulesAgree(t *testing.T) {
@@ -169,7 +169,7 @@ func TestDenseKernelRulesAgree(t *testing.T) {
 					vars := fmt.Sprintf("type_a=%s,type_b=%s,m=64,n=%d,k=%d", typ, tb, n, k)
 					p := tile.DenseProblem{M: 64, N: n, K: k, TypeA: typ, HalfB: tb == "f16"}
 					if got, want := denseKernel(mustParams(t, vars)), tile.ChooseDense(p).String(); got != want {
-						t.Errorf("%s: hw %s, tile %s", vars, got, want)
+						t.Errorf("%s: accuracy %s, tile %s", vars, got, want)
 					}
 				}
 			}
