@@ -1,12 +1,23 @@
-// Package hw reads what hardware wrote: the calibration TSV files measured on
-// real Macs and the console (or --output sql) logs of llama.cpp's
-// test-backend-ops in perf and test mode.
+// Package hw reads what hardware wrote. It owns:
+//
+//   - [ParseTSV]: the calibration TSV files measured on real Macs (absolute
+//     rows with a time per run, relative rows with a delta against a
+//     baseline variant);
+//   - [ParseLog]: the console output of llama.cpp's test-backend-ops in perf
+//     and test mode, and its --output sql form;
+//   - [Sniff]: telling those three formats apart from a file's first bytes;
+//   - [ParseCase] and [Params]: the "OP(k=v,...)" case strings
+//     test-backend-ops prints;
+//   - [Row]: one measured case, whichever file it came from;
+//   - [CalibrationRows] and [CalibrationFiles]: the calibration sets embedded
+//     from hw/calibration/.
 //
 // Both sources become [Row] values with the same [Params] keys that
 // test-backend-ops prints for a case (type_a, type_b, n_mats, n_used, b, m, n,
 // k for MUL_MAT_ID), so callers can treat calibration rows and log rows alike.
-// The package only parses: matching rows to simulated cases and fitting live
-// on top of it.
+// hw depends on no other package of the module: it keeps chip names and ops
+// as the files write them and knows no chip model, kernel or timing. Judging the model with the rows (matching them to simulated cases,
+// validation, fitting, the accuracy document) is package accuracy's job.
 //
 // Parsers are strict about structure and tolerant about layout: whitespace
 // runs, ANSI colour codes and CRLF line ends are accepted, but a line that

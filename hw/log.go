@@ -242,6 +242,25 @@ func (lp *logParser) backendName() string {
 	return lp.log.Backends[lp.cur].Name
 }
 
+// setAside files a case that yields neither a row nor a test result: a case
+// the backend does not support (unsupported is the reason) in
+// [Log.Unsupported], a case of an op rows are not made of in [Log.Skipped].
+// It reports whether it filed the case; a supported case of a known op is
+// left to the caller.
+func (lp *logParser) setAside(skip Skipped, unsupported string, known bool) bool {
+	switch {
+	case unsupported != "":
+		skip.Reason = unsupported
+		lp.log.Unsupported = append(lp.log.Unsupported, skip)
+	case !known:
+		skip.Reason = "other op"
+		lp.log.Skipped = append(lp.log.Skipped, skip)
+	default:
+		return false
+	}
+	return true
+}
+
 func (lp *logParser) errorf(n int, text, format string, args ...any) {
 	lp.recognized = true
 	lp.log.Errors = append(lp.log.Errors, LineError{Source: lp.source, Line: n, Text: text, Err: fmt.Errorf(format, args...)})
@@ -407,19 +426,15 @@ func (lp *logParser) caseLine(n int, text string, inFailingList bool) {
 	details := append(lp.pending, prefix)
 	lp.pending = nil
 	_, params, perr := ParseCase(caseStr)
-	skip := Skipped{Line: n, Op: op, Text: text, Params: params, Backend: lp.backendName()}
+	unsupported := ""
 	if strings.HasPrefix(rest, "not supported") {
 		if known && perr != nil {
 			lp.errorf(n, text, "%w", perr)
 			return
 		}
-		skip.Reason = rest
-		lp.log.Unsupported = append(lp.log.Unsupported, skip)
-		return
+		unsupported = rest
 	}
-	if !known {
-		skip.Reason = "other op"
-		lp.log.Skipped = append(lp.log.Skipped, skip)
+	if lp.setAside(Skipped{Line: n, Op: op, Text: text, Params: params, Backend: lp.backendName()}, unsupported, known) {
 		return
 	}
 	if perr != nil {

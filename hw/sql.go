@@ -70,14 +70,11 @@ func (lp *logParser) sqlInsert(n int, text string) {
 	}
 	mode := get("test_mode")
 	skip := Skipped{Line: n, Op: op, Text: text, Params: params, Backend: backend}
+	unsupported := ""
 	if !supported {
-		skip.Reason = "not supported"
-		lp.log.Unsupported = append(lp.log.Unsupported, skip)
-		return
+		unsupported = "not supported"
 	}
-	if !known {
-		skip.Reason = "other op"
-		lp.log.Skipped = append(lp.log.Skipped, skip)
+	if lp.setAside(skip, unsupported, known) {
 		return
 	}
 	switch mode {

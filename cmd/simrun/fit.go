@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/metalsim/metalsim/hw"
+	"github.com/metalsim/metalsim/accuracy"
 	"github.com/metalsim/metalsim/sim"
 )
 
@@ -65,9 +65,9 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 			chips = append(chips, c.Chip)
 		}
 	}
-	var fps []hw.FitParam
+	var fps []accuracy.FitParam
 	for _, s := range params {
-		fp, err := hw.ParseFitParam(s, chips)
+		fp, err := accuracy.ParseFitParam(s, chips)
 		if err != nil {
 			return fail(stderr, "fit", err)
 		}
@@ -78,7 +78,7 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 		}
 		fps = append(fps, fp)
 	}
-	res, err := hw.Fit(cases, fps, hw.FitOptions{Sim: opt, MaxEvals: *maxEvals, CV: *cv, DeltaWeight: *deltaWeight})
+	res, err := accuracy.Fit(cases, fps, accuracy.FitOptions{Sim: opt, MaxEvals: *maxEvals, CV: *cv, DeltaWeight: *deltaWeight})
 	if err != nil {
 		return fail(stderr, "fit", err)
 	}
@@ -141,7 +141,7 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func summaryLine(r *hw.Report) string {
+func summaryLine(r *accuracy.Report) string {
 	s := r.Summary
 	return fmt.Sprintf("MAPE %.2f%%, max %.2f%%, delta error mean %.2f pp, max %.2f pp", s.MAPE, s.MaxErrPct, s.MeanDeltaPP, s.MaxDeltaPP)
 }

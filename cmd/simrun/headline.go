@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/metalsim/metalsim/accuracy"
 	"github.com/metalsim/metalsim/hw"
 	"github.com/metalsim/metalsim/sim"
 )
@@ -26,11 +27,11 @@ func runHeadline(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "headline", err)
 	}
-	cases, err := hw.Match(rows, hw.MatchOptions{})
+	cases, err := accuracy.Match(rows, accuracy.MatchOptions{})
 	if err != nil {
 		return fail(stderr, "headline", err)
 	}
-	rep, err := hw.Validate(cases, sim.NewSimulator(), opt)
+	rep, err := accuracy.Validate(cases, sim.NewSimulator(), opt)
 	if err != nil {
 		return fail(stderr, "headline", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/metalsim/metalsim/accuracy"
 	"github.com/metalsim/metalsim/hw"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
@@ -112,7 +113,7 @@ func (f *measureFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.variant, "variant", "", "built-in kernel variant of rows that name none (logs); default upstream")
 }
 
-func (f *measureFlags) cases(rows []hw.Row) ([]hw.Case, error) {
+func (f *measureFlags) cases(rows []hw.Row) ([]accuracy.Case, error) {
 	chip, err := f.chip.chip()
 	if err != nil {
 		return nil, err
@@ -125,14 +126,14 @@ func (f *measureFlags) cases(rows []hw.Row) ([]hw.Case, error) {
 			return nil, fmt.Errorf("--variant %s: every row names its variant; --variant sets the variant of rows that name none (test-backend-ops logs)", f.variant)
 		}
 	}
-	opt := hw.MatchOptions{Chip: chip, Variant: f.variant}
+	opt := accuracy.MatchOptions{Chip: chip, Variant: f.variant}
 	if chip != nil {
 		// --chip and --chip-file replace the chip of every row
 		for i := range rows {
 			rows[i].Chip = ""
 		}
 	}
-	return hw.Match(rows, opt)
+	return accuracy.Match(rows, opt)
 }
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
@@ -180,7 +181,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "validate", err)
 	}
-	rep, err := hw.Validate(cases, sim.NewSimulator(), opt)
+	rep, err := accuracy.Validate(cases, sim.NewSimulator(), opt)
 	if err != nil {
 		return fail(stderr, "validate", err)
 	}

@@ -1,20 +1,20 @@
-package hw
+package accuracy
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/metalsim/metalsim/hw"
 	"github.com/metalsim/metalsim/sim"
 )
 
 func shape(r RowResult) string {
 	p := r.Row.Params
 	get := func(k string) string { v, _ := p.Get(k); return v }
-	if r.Row.Op == OpMulMat {
+	if r.Row.Op == hw.OpMulMat {
 		return fmt.Sprintf("%s m=%s k=%s", get("type_a"), get("m"), get("k"))
 	}
 	return fmt.Sprintf("%s %s/%s m=%s k=%s", get("type_a"), get("n_mats"), get("n_used"), get("m"), get("k"))
@@ -42,26 +42,64 @@ func (p PairResult) shape() (string, int) {
 	return fmt.Sprintf("%s %d/%d m=%d k=%d", pr.TypeA, pr.Experts, pr.Used, pr.M, pr.K), pr.Tokens
 }
 
+// rowCells are a row's cells in the order of the row tables' columns (chip,
+// path, kernel, shape, n, variant, measured, predicted, error, limiter,
+// occupancy); meas is the measured cell as the table's format shows it. A
+// row that is not modelled gives its reason in the limiter column.
+func rowCells(r RowResult, meas string) []string {
+	n, _ := r.Row.Params.Get("n")
+	cells := []string{chipName(r), r.Path.String(), kernelName(r), shape(r), n, r.Variant.Name, meas}
+	switch {
+	case !r.Modelled:
+		return append(cells, "not modelled", "", r.Reason, "")
+	case r.Row.HasTime:
+		return append(cells, fmt.Sprintf("%.1f", r.PredictedUs), fmt.Sprintf("%+.1f", r.ErrorPct), short(r.Result.Limiter), occupancy(r.Result))
+	}
+	return append(cells, fmt.Sprintf("%.1f", r.Result.TotalUs), "", short(r.Result.Limiter), occupancy(r.Result))
+}
+
+// cells are the pair's cells in the order of the pair tables' columns (chip,
+// path, shape, n, variant vs baseline, measured Δ, predicted Δ, error).
+func (p PairResult) cells() []string {
+	sh, n := p.shape()
+	return []string{p.Chip, p.Path.String(), sh, strconv.Itoa(n), p.Variant + " vs " + p.Baseline,
+		fmt.Sprintf("%+.1f", p.MeasuredDeltaPct), fmt.Sprintf("%+.1f", p.PredictedDeltaPct), fmt.Sprintf("%+.1f", p.ErrorPP)}
+}
+
+// writeTabRow writes cells as one line of a tabwriter table; empty trailing
+// cells are left out, so they do not widen a column.
+func writeTabRow(w io.Writer, cells []string) {
+	for len(cells) > 0 && cells[len(cells)-1] == "" {
+		cells = cells[:len(cells)-1]
+	}
+	fmt.Fprintln(w, strings.Join(cells, "\t"))
+}
+
+// writeMarkdownRow writes cells as one row of a Markdown table: "| a | | b |".
+func writeMarkdownRow(w io.Writer, cells []string) {
+	var b strings.Builder
+	b.WriteString("|")
+	for _, c := range cells {
+		if c != "" {
+			b.WriteString(" " + c)
+		}
+		b.WriteString(" |")
+	}
+	fmt.Fprintln(w, b.String())
+}
+
 // WriteText prints the report as aligned tables: rows, pairs, summaries.
 func (rep *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "chip\tpath\tkernel\tshape\tn\tvariant\tmeasured µs\tpredicted µs\terror %\tlimiter\tTGs/core, registers")
 	for _, r := range rep.Rows {
-		n, _ := r.Row.Params.Get("n")
 		meas := "-"
 		if r.Row.HasTime {
 			meas = fmt.Sprintf("%.1f", r.MeasuredUs)
 		} else if r.Row.HasDelta {
 			meas = fmt.Sprintf("Δ %+.1f%% vs %s", r.Row.DeltaPct, r.Row.Baseline)
 		}
-		switch {
-		case !r.Modelled:
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\tnot modelled\t\t%s\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.Reason)
-		case r.Row.HasTime:
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%+.1f\t%s\t%s\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.PredictedUs, r.ErrorPct, short(r.Result.Limiter), occupancy(r.Result))
-		default:
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t\t%s\t%s\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.Result.TotalUs, short(r.Result.Limiter), occupancy(r.Result))
-		}
+		writeTabRow(tw, rowCells(r, meas))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -70,9 +108,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 		fmt.Fprintln(w)
 		fmt.Fprintln(tw, "chip\tpath\tshape\tn\tvariant vs baseline\tmeasured Δ %\tpredicted Δ %\terror pp")
 		for _, p := range rep.Pairs {
-			sh, n := p.shape()
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s vs %s\t%+.1f\t%+.1f\t%+.1f\n", p.Chip, p.Path, sh, n,
-				p.Variant, p.Baseline, p.MeasuredDeltaPct, p.PredictedDeltaPct, p.ErrorPP)
+			writeTabRow(tw, p.cells())
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -129,163 +165,23 @@ func short(s string) string {
 	return s
 }
 
-// JSON shapes of `simrun validate --format json`.
-type jsonRow struct {
-	Chip        string   `json:"chip"`
-	GPUPath     string   `json:"gpu_path"`
-	Op          string   `json:"op"`
-	Kernel      string   `json:"kernel"`
-	NExperts    *int     `json:"n_experts"`
-	NUsed       *int     `json:"n_used"`
-	M           int      `json:"m"`
-	K           int      `json:"k"`
-	N           int      `json:"n"`
-	TypeA       string   `json:"type_a"`
-	Variant     string   `json:"variant"`
-	MeasuredUs  *float64 `json:"measured_us"`
-	PredictedUs *float64 `json:"predicted_us"`
-	ErrorPct    *float64 `json:"error_pct"`
-	Modelled    bool     `json:"modelled"`
-	Reason      string   `json:"reason,omitempty"`
-	Note        string   `json:"note,omitempty"`
-	Limiter     string   `json:"limiter,omitempty"`
-	TGsPerCore  int      `json:"tgs_per_core,omitempty"`
-	OccLimiter  string   `json:"occupancy_limiter,omitempty"`
-	Registers   int      `json:"registers_per_thread,omitempty"`
-	Source      string   `json:"source"`
-	Line        int      `json:"line"`
-}
-
-type jsonPair struct {
-	Chip              string  `json:"chip"`
-	GPUPath           string  `json:"gpu_path"`
-	NExperts          int     `json:"n_experts"`
-	NUsed             int     `json:"n_used"`
-	M                 int     `json:"m"`
-	K                 int     `json:"k"`
-	N                 int     `json:"n"`
-	TypeA             string  `json:"type_a"`
-	Baseline          string  `json:"baseline"`
-	Variant           string  `json:"variant"`
-	MeasuredDeltaPct  float64 `json:"measured_delta_pct"`
-	PredictedDeltaPct float64 `json:"predicted_delta_pct"`
-	ErrorPP           float64 `json:"error_pp"`
-}
-
-type jsonSummary struct {
-	Rows        int      `json:"rows"`
-	Modelled    int      `json:"modelled"`
-	Relative    int      `json:"relative"`
-	NotModelled int      `json:"not_modelled"`
-	MAPE        *float64 `json:"mape_pct"`
-	WMAPE       *float64 `json:"wmape_pct"`
-	MaxErrPct   *float64 `json:"max_error_pct"`
-	R2Log       *float64 `json:"r2_log"`
-	Pairs       int      `json:"pairs"`
-	MeanDeltaPP *float64 `json:"mean_delta_error_pp"`
-	MaxDeltaPP  *float64 `json:"max_delta_error_pp"`
-}
-
-func num(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	r := math.Round(v*1e4) / 1e4
-	return &r
-}
-
-func (s Summary) json() jsonSummary {
-	j := jsonSummary{Rows: s.Rows, Modelled: s.Modelled, Relative: s.Relative, NotModelled: s.NotModelled, Pairs: s.Pairs}
-	if s.Modelled > 0 {
-		j.MAPE, j.WMAPE, j.MaxErrPct, j.R2Log = num(s.MAPE), num(s.WMAPE), num(s.MaxErrPct), num(s.R2Log)
-	}
-	if s.Pairs > 0 {
-		j.MeanDeltaPP, j.MaxDeltaPP = num(s.MeanDeltaPP), num(s.MaxDeltaPP)
-	}
-	return j
-}
-
-// WriteJSON prints the report as one JSON object with rows, pairs and summary.
-func (rep *Report) WriteJSON(w io.Writer) error {
-	out := struct {
-		Rows    []jsonRow              `json:"rows"`
-		Pairs   []jsonPair             `json:"pairs"`
-		Summary jsonSummary            `json:"summary"`
-		PerChip map[string]jsonSummary `json:"per_chip"`
-	}{Rows: []jsonRow{}, Pairs: []jsonPair{}, Summary: rep.Summary.json(), PerChip: map[string]jsonSummary{}}
-	for _, r := range rep.Rows {
-		p := r.Row.Params
-		geti := func(k string) int { v, _ := p.Int(k); return v }
-		ta, _ := p.String("type_a")
-		jr := jsonRow{Chip: chipName(r), GPUPath: r.Path.String(), Op: r.Row.Op, Kernel: r.Kernel, M: geti("m"), K: geti("k"), N: geti("n"),
-			TypeA: ta, Variant: r.Variant.Name, Modelled: r.Modelled, Reason: r.Reason, Note: r.Note, Source: r.Row.Source, Line: r.Row.Line}
-		if p.Has("n_mats") {
-			e, u := geti("n_mats"), geti("n_used")
-			jr.NExperts, jr.NUsed = &e, &u
-		}
-		if r.Row.HasTime {
-			jr.MeasuredUs = num(r.MeasuredUs)
-		}
-		switch {
-		case r.Modelled && r.Row.HasTime:
-			jr.PredictedUs, jr.ErrorPct = num(r.PredictedUs), num(r.ErrorPct)
-		case r.Modelled:
-			// a relative row: its prediction (as the text shows it), compared
-			// only through its pair's delta
-			jr.PredictedUs = num(r.Result.TotalUs)
-		}
-		if r.Result != nil {
-			jr.Limiter, jr.TGsPerCore = r.Result.Limiter, r.Result.Occupancy.TGsPerCore
-			jr.OccLimiter, jr.Registers = r.Result.Occupancy.Limiter, r.Result.Registers.Total
-		}
-		out.Rows = append(out.Rows, jr)
-	}
-	for _, p := range rep.Pairs {
-		pr := p.Problem
-		jp := jsonPair{Chip: p.Chip, GPUPath: p.Path.String(), NExperts: pr.Experts, NUsed: pr.Used, M: pr.M, K: pr.K, N: pr.Tokens,
-			TypeA: pr.TypeA.String(), Baseline: p.Baseline, Variant: p.Variant,
-			MeasuredDeltaPct: *num(p.MeasuredDeltaPct), PredictedDeltaPct: *num(p.PredictedDeltaPct), ErrorPP: *num(p.ErrorPP)}
-		if p.dense() {
-			d := p.Dense
-			jp.M, jp.K, jp.N, jp.TypeA = d.M, d.K, d.N, d.TypeA.String()
-		}
-		out.Pairs = append(out.Pairs, jp)
-	}
-	for _, cs := range rep.PerChip {
-		out.PerChip[cs.Chip+"/"+cs.Path.String()] = cs.Summary.json()
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
-}
-
 // WriteMarkdown prints the report as Markdown tables (docs/accuracy.md).
 func (rep *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintln(w, "| chip | path | kernel | shape | n | variant | measured µs | predicted µs | error % | limiter | TGs/core, registers |")
 	fmt.Fprintln(w, "|---|---|---|---|---:|---|---:|---:|---:|---|---|")
 	for _, r := range rep.Rows {
-		n, _ := r.Row.Params.Get("n")
 		meas := "–"
 		if r.Row.HasTime {
 			meas = fmt.Sprintf("%.1f", r.MeasuredUs)
 		}
-		switch {
-		case !r.Modelled:
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | not modelled | | %s | |\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.Reason)
-		case r.Row.HasTime:
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %.1f | %+.1f | %s | %s |\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.PredictedUs, r.ErrorPct, short(r.Result.Limiter), occupancy(r.Result))
-		default:
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %.1f | | %s | %s |\n", chipName(r), r.Path, kernelName(r), shape(r), n, r.Variant.Name, meas, r.Result.TotalUs, short(r.Result.Limiter), occupancy(r.Result))
-		}
+		writeMarkdownRow(w, rowCells(r, meas))
 	}
 	if len(rep.Pairs) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "| chip | path | shape | n | variant vs baseline | measured Δ % | predicted Δ % | error pp |")
 		fmt.Fprintln(w, "|---|---|---|---:|---|---:|---:|---:|")
 		for _, p := range rep.Pairs {
-			sh, n := p.shape()
-			fmt.Fprintf(w, "| %s | %s | %s | %d | %s vs %s | %+.1f | %+.1f | %+.1f |\n", p.Chip, p.Path, sh, n,
-				p.Variant, p.Baseline, p.MeasuredDeltaPct, p.PredictedDeltaPct, p.ErrorPP)
+			writeMarkdownRow(w, p.cells())
 		}
 	}
 	fmt.Fprintln(w)

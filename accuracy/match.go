@@ -1,4 +1,4 @@
-package hw
+package accuracy
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/hw"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 )
@@ -21,7 +22,7 @@ const (
 
 // Case is a measured row mapped to a simulator problem.
 type Case struct {
-	Row      Row
+	Row      hw.Row
 	Chip     *sim.Chip
 	Path     tile.Path
 	Kernel   string            // the Metal kernel the host dispatches for this row
@@ -46,7 +47,7 @@ type MatchOptions struct {
 // Match maps measured rows to simulator cases. A row that names an unknown chip,
 // variant or path is an error (naming the source line); a row the simulator
 // does not model is kept with Modelled false and the reason.
-func Match(rows []Row, opt MatchOptions) ([]Case, error) {
+func Match(rows []hw.Row, opt MatchOptions) ([]Case, error) {
 	var out []Case
 	var errs []string
 	chips := map[string]*sim.Chip{} // one Chip per name, so cases share simulator state
@@ -64,7 +65,7 @@ func Match(rows []Row, opt MatchOptions) ([]Case, error) {
 	return out, nil
 }
 
-func matchRow(r Row, opt MatchOptions, chips map[string]*sim.Chip) (Case, error) {
+func matchRow(r hw.Row, opt MatchOptions, chips map[string]*sim.Chip) (Case, error) {
 	c := Case{Row: r}
 	switch {
 	case r.Chip != "":
@@ -113,9 +114,9 @@ func matchRow(r Row, opt MatchOptions, chips map[string]*sim.Chip) (Case, error)
 		c.Baseline = b
 	}
 	switch r.Op {
-	case OpMulMatID, OpMulMatIDFusion:
+	case hw.OpMulMatID, hw.OpMulMatIDFusion:
 		return matchMulMatID(c)
-	case OpMulMat:
+	case hw.OpMulMat:
 		return matchMulMat(c)
 	}
 	return c, fmt.Errorf("op %q: not a matmul op", r.Op)
@@ -135,14 +136,12 @@ func matchMulMatID(c Case) (Case, error) {
 	get := func(key string) int {
 		v, err := p.Int(key)
 		if err != nil {
-			panic(err) // unreachable: checked by required below
+			panic(err) // unreachable: requireParams and the Int checks below come first
 		}
 		return v
 	}
-	for _, key := range []string{"type_a", "type_b", "n_mats", "n_used", "m", "n", "k"} {
-		if !p.Has(key) {
-			return c, fmt.Errorf("parameter %s missing (have %s)", key, strings.Join(p.Keys(), ", "))
-		}
+	if err := requireParams(p, "type_a", "type_b", "n_mats", "n_used", "m", "n", "k"); err != nil {
+		return c, err
 	}
 	for _, key := range []string{"n_mats", "n_used", "m", "n", "k"} {
 		if _, err := p.Int(key); err != nil {
@@ -164,7 +163,7 @@ func matchMulMatID(c Case) (Case, error) {
 	if prob.UsesMulMV() {
 		c.Kernel = KernelMulMVID
 	}
-	if c.Row.Op == OpMulMatIDFusion {
+	if c.Row.Op == hw.OpMulMatIDFusion {
 		o, mul := 1, false
 		if p.Has("o") {
 			o, _ = p.Int("o")
@@ -184,8 +183,7 @@ func matchMulMatID(c Case) (Case, error) {
 	}
 	prob.TypeA, prob.HalfB = typ, halfB
 	c.Problem = prob
-	if _, err := typ.RowBytes(prob.K); err != nil && prob.K > 0 {
-		c.Reason = fmt.Sprintf("%v: the kernel's K tail is not modelled", err)
+	if c.Reason = kTailReason(typ, prob.K); c.Reason != "" {
 		return c, nil
 	}
 	if err := prob.Validate(); err != nil {
@@ -223,10 +221,8 @@ var plainMulMat = []struct{ key, want string }{
 // picks for it.
 func matchMulMat(c Case) (Case, error) {
 	p := c.Row.Params
-	for _, key := range []string{"type_a", "type_b", "m", "n", "k"} {
-		if !p.Has(key) {
-			return c, fmt.Errorf("parameter %s missing (have %s)", key, strings.Join(p.Keys(), ", "))
-		}
+	if err := requireParams(p, "type_a", "type_b", "m", "n", "k"); err != nil {
+		return c, err
 	}
 	var dims [3]int
 	for i, key := range []string{"m", "n", "k"} {
@@ -262,8 +258,7 @@ func matchMulMat(c Case) (Case, error) {
 	}
 	prob := tile.DenseProblem{M: dims[0], N: dims[1], K: dims[2], TypeA: typ, HalfB: halfB}
 	c.Dense = prob
-	if _, err := typ.RowBytes(prob.K); err != nil && prob.K > 0 {
-		c.Reason = fmt.Sprintf("%v: the kernel's K tail is not modelled", err)
+	if c.Reason = kTailReason(typ, prob.K); c.Reason != "" {
 		return c, nil
 	}
 	if err := prob.Validate(); err != nil {
@@ -281,7 +276,7 @@ func matchMulMat(c Case) (Case, error) {
 // denseKernel applies the host's MUL_MAT kernel choice (kernel-facts 2.1) to a
 // dense case's parameters, as far as they say (also for weight types metalsim
 // does not decode; tile.ChooseDense is the same rule on a problem).
-func denseKernel(p Params) string {
+func denseKernel(p hw.Params) string {
 	n, _ := p.Int("n")
 	k, _ := p.Int("k")
 	ta, _ := p.String("type_a")
@@ -295,6 +290,27 @@ func denseKernel(p Params) string {
 		return KernelMulMM
 	}
 	return KernelMulMV
+}
+
+// requireParams checks that a row's parameters hold every key, naming the
+// first missing one and the keys the row has.
+func requireParams(p hw.Params, keys ...string) error {
+	for _, key := range keys {
+		if !p.Has(key) {
+			return fmt.Errorf("parameter %s missing (have %s)", key, strings.Join(p.Keys(), ", "))
+		}
+	}
+	return nil
+}
+
+// kTailReason is why a row whose k is not a whole number of the weight type's
+// blocks is not modelled, or "" when it is (a k of 0 or less is left to the
+// problem's own check).
+func kTailReason(typ dequant.Type, k int) string {
+	if _, err := typ.RowBytes(k); err != nil && k > 0 {
+		return fmt.Sprintf("%v: the kernel's K tail is not modelled", err)
+	}
+	return ""
 }
 
 // operandTypes maps a row's type_a and type_b to the weight type and whether

@@ -1,4 +1,4 @@
-package hw
+package accuracy
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/hw"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 )
@@ -48,7 +49,7 @@ func TestEveryRowPredicted(t *testing.T) {
 		"MUL_MAT":    {1: KernelMulMV, 2: KernelMulMVExt, 8: KernelMulMVExt, 9: KernelMulMM, 512: KernelMulMM},
 	}
 	for _, device := range []string{"Apple M1 Pro", "Apple M5"} {
-		lg, err := ParseLog(strings.NewReader(constructedLog(device)), "constructed.log")
+		lg, err := hw.ParseLog(strings.NewReader(constructedLog(device)), "constructed.log")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +114,7 @@ func TestMatchMulMatReasons(t *testing.T) {
 		{"type_a=f16,type_b=f32,m=64,n=1,k=8," + plain, KernelMulMV, "k = 8"},
 		{"type_a=iq2_xs,type_b=f32,m=64,n=4,k=256," + plain, KernelMulMV, ""},
 	} {
-		c, err := matchRow(Row{Op: OpMulMat, Params: mustParams(t, tc.vars)}, MatchOptions{Chip: m1pro(t)}, map[string]*sim.Chip{})
+		c, err := matchRow(hw.Row{Op: hw.OpMulMat, Params: mustParams(t, tc.vars)}, MatchOptions{Chip: m1pro(t)}, map[string]*sim.Chip{})
 		if err != nil {
 			t.Errorf("%s: %v", tc.vars, err)
 			continue
@@ -129,16 +130,16 @@ func TestMatchMulMatReasons(t *testing.T) {
 		{"type_a=q4_0,type_b=f32,m=64,n=1,k=0," + plain, "k = 0"},
 		{"type_a=q4_0,type_b=f32,m=64,n=1," + plain, "parameter k missing"},
 	} {
-		_, err := matchRow(Row{Op: OpMulMat, Params: mustParams(t, tc.vars)}, MatchOptions{Chip: m1pro(t)}, map[string]*sim.Chip{})
+		_, err := matchRow(hw.Row{Op: hw.OpMulMat, Params: mustParams(t, tc.vars)}, MatchOptions{Chip: m1pro(t)}, map[string]*sim.Chip{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.vars, err, tc.want)
 		}
 	}
 }
 
-func mustParams(t *testing.T, vars string) Params {
+func mustParams(t *testing.T, vars string) hw.Params {
 	t.Helper()
-	_, p, err := ParseCase("X(" + vars + ")")
+	_, p, err := hw.ParseCase("X(" + vars + ")")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func m1pro(t *testing.T) *sim.Chip {
 	return c
 }
 
-// TestDenseKernelRulesAgree: the host's choice as hw applies it to a row's
+// TestDenseKernelRulesAgree: the host's choice as accuracy applies it to a row's
 // parameters (for every type name) and as tile applies it to a problem (for the
 // types metalsim decodes) agree.
 func TestDenseKernelRulesAgree(t *testing.T) {
@@ -168,7 +169,7 @@ func TestDenseKernelRulesAgree(t *testing.T) {
 					vars := fmt.Sprintf("type_a=%s,type_b=%s,m=64,n=%d,k=%d", typ, tb, n, k)
 					p := tile.DenseProblem{M: 64, N: n, K: k, TypeA: typ, HalfB: tb == "f16"}
 					if got, want := denseKernel(mustParams(t, vars)), tile.ChooseDense(p).String(); got != want {
-						t.Errorf("%s: hw %s, tile %s", vars, got, want)
+						t.Errorf("%s: accuracy %s, tile %s", vars, got, want)
 					}
 				}
 			}

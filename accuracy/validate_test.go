@@ -1,0 +1,123 @@
+package accuracy
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/metalsim/metalsim/sim"
+)
+
+func TestValidateReport(t *testing.T) {
+	cases := sampleCases(t)
+	rep, err := Validate(cases, sim.NewSimulator(), sim.Options{Draws: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rep.Summary
+	if s.Rows != 4 || s.Modelled != 3 || s.NotModelled != 1 || s.Pairs != 1 {
+		t.Fatalf("summary %+v: want 4 rows, 3 modelled, 1 not modelled, 1 pair", s)
+	}
+	for _, r := range rep.Rows[:3] {
+		if r.PredictedUs <= 0 || r.Result == nil {
+			t.Errorf("row %d: no prediction", r.Row.Line)
+		}
+	}
+	p := rep.Pairs[0]
+	if p.MeasuredDeltaPct != 100*(90.0/120.0-1) {
+		t.Errorf("measured delta %v, want -25", p.MeasuredDeltaPct)
+	}
+	var text, js, md bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "not modelled") || !strings.Contains(text.String(), "MAPE") {
+		t.Errorf("text report lacks not-modelled rows or the summary:\n%s", text.String())
+	}
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Rows []struct {
+			Chip        string   `json:"chip"`
+			GPUPath     string   `json:"gpu_path"`
+			NExperts    *int     `json:"n_experts"`
+			N           int      `json:"n"`
+			Variant     string   `json:"variant"`
+			MeasuredUs  *float64 `json:"measured_us"`
+			PredictedUs *float64 `json:"predicted_us"`
+			ErrorPct    *float64 `json:"error_pct"`
+			Modelled    bool     `json:"modelled"`
+			Reason      string   `json:"reason"`
+		} `json:"rows"`
+		Pairs []struct {
+			Baseline          string  `json:"baseline"`
+			MeasuredDeltaPct  float64 `json:"measured_delta_pct"`
+			PredictedDeltaPct float64 `json:"predicted_delta_pct"`
+		} `json:"pairs"`
+		Summary map[string]any `json:"summary"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &out); err != nil {
+		t.Fatalf("JSON: %v\n%s", err, js.String())
+	}
+	if len(out.Rows) != 4 || len(out.Pairs) != 1 || out.Summary["mape_pct"] == nil {
+		t.Fatalf("JSON rows/pairs/summary: %d/%d/%v", len(out.Rows), len(out.Pairs), out.Summary)
+	}
+	if r := out.Rows[3]; r.Modelled || r.PredictedUs != nil || r.Reason == "" || r.MeasuredUs == nil {
+		t.Errorf("not-modelled JSON row %+v: want measured, no prediction, a reason", r)
+	}
+	if r := out.Rows[0]; r.PredictedUs == nil || r.ErrorPct == nil || *r.NExperts != 32 || r.GPUPath != "simdgroup" {
+		t.Errorf("modelled JSON row %+v", r)
+	}
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| chip | path |") {
+		t.Errorf("markdown report:\n%s", md.String())
+	}
+}
+
+func TestValidateRelativeRows(t *testing.T) {
+	tsv := "# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tbaseline\tvariant\tdelta_pct\n" +
+		"M5 10-core GPU\tMUL_MAT_ID\tq8_0\tf32\t32\t4\t256\t512\t64\tupstream\thalftile\t-3.0\n"
+	cases := matchTSV(t, tsv, "rel.tsv")
+	rep, err := Validate(cases, sim.NewSimulator(), sim.Options{Draws: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Pairs) != 1 || rep.Pairs[0].MeasuredDeltaPct != -3 || rep.Summary.Modelled != 0 || rep.Summary.Relative != 1 {
+		t.Fatalf("relative row: pairs %+v summary %+v", rep.Pairs, rep.Summary)
+	}
+	// the JSON shows the row's prediction, as the text does, and counts it
+	var out strings.Builder
+	if err := rep.WriteJSON(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"relative": 1`) || strings.Contains(out.String(), `"predicted_us": null`) {
+		t.Errorf("relative row in JSON: want its predicted_us and summary.relative 1:\n%s", out.String())
+	}
+	if cases[0].Path.String() != "tensor" {
+		t.Errorf("M5 without gpu_path: path %s, want the chip's default tensor", cases[0].Path)
+	}
+}
+
+// TestMap0LimitIsNotModelled: a row whose map0 threadgroup cannot launch
+// (more experts than threads per threadgroup) is listed as not modelled with
+// the field named, and the other rows of the file are still predicted.
+func TestMap0LimitIsNotModelled(t *testing.T) {
+	tsv := "# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tvariant\tus_per_run\n" +
+		"M1 Pro 16-core GPU\tMUL_MAT_ID\tq4_0\tf32\t2048\t8\t64\t64\t32\tupstream\t100\n" +
+		"M1 Pro 16-core GPU\tMUL_MAT_ID\tq4_0\tf32\t8\t2\t64\t64\t32\tupstream\t10\n"
+	cases := matchTSV(t, tsv, "map0.tsv")
+	if cases[0].Modelled || !strings.Contains(cases[0].Reason, "n_mats = 2048: must be in [1, 1024]") {
+		t.Errorf("2048 experts: modelled %v, reason %q", cases[0].Modelled, cases[0].Reason)
+	}
+	rep, err := Validate(cases, sim.NewSimulator(), sim.Options{Draws: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Summary.Modelled != 1 || rep.Rows[1].PredictedUs <= 0 {
+		t.Errorf("the other row: summary %+v, predicted %v", rep.Summary, rep.Rows[1].PredictedUs)
+	}
+}
