@@ -352,6 +352,7 @@ type coreSim struct {
 	sharedOnly bool
 	dram       *dramServer
 	trace      traceSink
+	index      int // the core's index on the chip (for listeners)
 }
 
 func newCoreSim(m *model) *coreSim {
@@ -912,8 +913,8 @@ func (d *dramServer) reserve(t, bytes float64) float64 {
 	return d.free
 }
 
-// traceSink receives issue and barrier events (the detailed engine's timeline
-// view); nil costs nothing.
+// traceSink receives issue and barrier events (a Listener through
+// listenerSink); nil costs nothing.
 type traceSink interface {
 	issue(c *coreSim, sg *sgRun, in *isa.Inst, t int64)
 	barrier(c *coreSim, sg *sgRun, from, to int64)

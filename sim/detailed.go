@@ -11,8 +11,9 @@ import (
 // order: DRAM transfers (the channel serves them in that order) and
 // threadgroup finishes (which core gets the next threadgroup). Between two such
 // events a core touches nothing another core sees, so it runs ahead of the
-// others without changing the result (TestDetailedRunAheadIsExact); with a trace
-// sink, which is told every issue in global order, every issue waits its turn.
+// others without changing the result (TestDetailedRunAheadIsExact); with a
+// listener, which is told every issue in global order, every issue waits its
+// turn.
 
 type detailedResult struct {
 	cycles float64
@@ -24,24 +25,11 @@ type detailedResult struct {
 	instr  int64
 }
 
-// tgSink is what a traceSink may also implement: it is shown the cores, sees
-// threadgroups start and finish, and may end the run early (a timeline whose
-// window has passed). The engine looks for it once per run; a nil sink costs one
-// nil check per threadgroup launch and finish, and nothing per instruction.
-type tgSink interface {
-	traceSink
-	begin(cores []*coreSim)
-	tgStart(core, slot int, t int64)
-	// tgFinish reports that the threadgroup in slot finished at t; true stops
-	// the run.
-	tgFinish(core, slot int, t int64) (stop bool)
-}
-
-func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSink) detailedResult {
-	var tgs tgSink
-	if trace != nil {
-		tgs, _ = trace.(tgSink)
-	}
+// runDetailed runs a grid on the detailed engine. With a listener (lis, and
+// sink its adapter of the core hooks, both nil or both set) every issue is
+// told in global time order, and threadgroup starts and finishes as they
+// happen.
+func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, lis Listener, sink traceSink) detailedResult {
 	dram := &dramServer{bytesPerClk: m.dramBPC}
 	wl, al := cacheLevels(m, tgsPerCore)
 	cs := make([]*coreSim, cores)
@@ -50,11 +38,12 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 		cs[i] = newCoreSim(m)
 		cs[i].dram = dram
 		cs[i].weightLvl, cs[i].actLvl = wl, al
-		cs[i].trace = trace
+		cs[i].trace = sink
+		cs[i].index = i
 		cs[i].yieldFinished = true
-		// a trace is told every issue in global time order; without one,
+		// a listener is told every issue in global time order; without one,
 		// only DRAM transfers and finishes need that order
-		cs[i].sharedOnly = trace == nil
+		cs[i].sharedOnly = sink == nil
 	}
 	queue := dispatchQueue{n: src.len()}
 	dispatch := func(ci int, t int64) {
@@ -68,12 +57,12 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 			cs[ci].addStall(begin, start)
 		}
 		slot := cs[ci].addTG(prog, mem, start, false, rep, i, 0)
-		if tgs != nil {
-			tgs.tgStart(ci, slot, start)
+		if lis != nil {
+			lis.TGStart(ci, slot, i, prog.NSG, start)
 		}
 	}
-	if tgs != nil {
-		tgs.begin(cs)
+	if ls, ok := sink.(*listenerSink); ok {
+		ls.cores = cs
 	}
 	firstWave(cores, tgsPerCore, func(ci, _ int) { dispatch(ci, 0) })
 	// cores queued by the time of their next shared event (their next issue
@@ -125,7 +114,7 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, trace traceSi
 			for _, slot := range core.finished {
 				f := core.tgs[slot].finish
 				res.busy[ci] = math.Max(res.busy[ci], float64(f))
-				if tgs != nil && tgs.tgFinish(ci, slot, f) {
+				if lis != nil && lis.TGFinish(ci, slot, f) {
 					stop = true
 				}
 				dispatch(ci, f)

@@ -45,9 +45,9 @@ func TestDetailedRunAheadIsExact(t *testing.T) {
 			t.Fatal(err)
 		}
 		cores := int(chip.Cores.Value)
-		ahead := runDetailed(sh.m, newGridSource(g, sh), cores, sh.occ.TGsPerCore, nil)
+		ahead := runDetailed(sh.m, newGridSource(g, sh), cores, sh.occ.TGsPerCore, nil, nil)
 		sink := &nopTrace{}
-		lockstep := runDetailed(sh.m, newGridSource(g, sh), cores, sh.occ.TGsPerCore, sink)
+		lockstep := runDetailed(sh.m, newGridSource(g, sh), cores, sh.occ.TGsPerCore, nil, sink)
 		if !reflect.DeepEqual(ahead, lockstep) {
 			t.Errorf("%s: running ahead %+v\nin global order %+v", tc.chip, ahead, lockstep)
 		}

@@ -356,7 +356,7 @@ func (s *Simulator) runGrid(g *Grid, chip *Chip, engine Engine) (*GridResult, er
 	var busy []float64
 	switch engine {
 	case Detailed:
-		dr := runDetailed(sh.m, src, cores, sh.occ.TGsPerCore, nil)
+		dr := runDetailed(sh.m, src, cores, sh.occ.TGsPerCore, nil, nil)
 		res.Cycles, res.IdleSGCycles, res.Utilization, busy = dr.cycles, dr.idleSG, dr.util, dr.busy
 		res.LevelBytes, res.DRAMBytes = dr.levels, dr.dram
 		res.Instructions += dr.instr

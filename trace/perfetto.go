@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/metalsim/metalsim/isa"
-	"github.com/metalsim/metalsim/sim"
 )
 
 // The Chrome trace-event format (the JSON Object Format of "Trace Event Format",
@@ -43,7 +42,7 @@ type PerfettoStats struct {
 // simdgroup of the slot (phase, barrier-wait and idle spans), a resident
 // threadgroups counter per core, and a chip process with the DRAM bandwidth
 // counter.
-func WritePerfetto(w io.Writer, tl *sim.Timeline) (PerfettoStats, error) {
+func WritePerfetto(w io.Writer, tl *Timeline) (PerfettoStats, error) {
 	cw := &countWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 1<<16)
 	var st PerfettoStats
@@ -102,17 +101,17 @@ func WritePerfetto(w io.Writer, tl *sim.Timeline) (PerfettoStats, error) {
 		}
 		tg, _ := tl.TG(sp.TG)
 		switch sp.Kind {
-		case sim.SpanThreadgroup:
+		case SpanThreadgroup:
 			e.name, e.cat, e.cname = tgName(tg), "threadgroup", "generic_work"
 			e.args = []arg{{"tg", num(tg.ID)}, {"expert", num(tg.Z)}, {"row_tile", num(tg.Y)}, {"token_tile", num(tg.X)},
 				{"rows", num(tg.Rows)}, {"tokens", num(tg.Tokens)}, {"k_steps", num(tg.Steps)}, {"half_tile", boolean(tg.HalfTile)}}
-		case sim.SpanPhase:
+		case SpanPhase:
 			e.name, e.cat, e.cname = sp.Phase.String(), "phase", phaseColor[min(sp.Phase, isa.NumPhases)]
 			e.args = []arg{{"tg", num(tg.ID)}, {"what", str(phaseDoc[min(sp.Phase, isa.NumPhases)])}}
-		case sim.SpanBarrier:
+		case SpanBarrier:
 			e.name, e.cat, e.cname = "barrier wait", "barrier", "bad"
 			e.args = []arg{{"tg", num(tg.ID)}}
-		case sim.SpanIdle:
+		case SpanIdle:
 			e.name, e.cat, e.cname = "idle", "idle", "grey"
 			e.args = []arg{{"tg", num(tg.ID)}, {"threshold_ns", idleNs}}
 		default:
@@ -125,9 +124,9 @@ func WritePerfetto(w io.Writer, tl *sim.Timeline) (PerfettoStats, error) {
 	}
 	for _, s := range tl.Samples {
 		switch s.Kind {
-		case sim.CounterResident:
+		case CounterResident:
 			add(event{name: "resident", ph: 'C', pid: corePIDBase + s.Core, ts: units(s.T), args: []arg{{"threadgroups", num(s.Value)}}})
-		case sim.CounterDRAM:
+		case CounterDRAM:
 			add(event{name: "DRAM", ph: 'C', pid: chipPID, ts: units(s.T), args: []arg{{"GB/s", num(math.Round(s.Value*1000) / 1000)}}})
 		default:
 			return st, fmt.Errorf("trace: unknown counter kind %v", s.Kind)
@@ -194,7 +193,7 @@ func WritePerfetto(w io.Writer, tl *sim.Timeline) (PerfettoStats, error) {
 // inside a core (a slot's threadgroup track, then its simdgroups).
 func tidOf(core, slot, sg int) int { return 10000*core + 64*slot + sg + 2 }
 
-func tgName(tg sim.TraceTG) string {
+func tgName(tg TGInfo) string {
 	if tg.Tokens == 0 {
 		return fmt.Sprintf("exit e=%d y=%d x=%d", tg.Z, tg.Y, tg.X)
 	}

@@ -16,18 +16,18 @@ import (
 
 // smallTrace records a small half-tile dispatch on two cores: few tokens per
 // expert, so most tiles are half-tiles.
-func smallTrace(t *testing.T, v tile.Variant, opt sim.TraceOptions) (*sim.Timeline, []byte) {
+func smallTrace(t *testing.T, v tile.Variant, opt trace.RecordOptions) (*trace.Timeline, []byte) {
 	t.Helper()
 	chip, err := sim.LookupChip("M1 Pro 16-core GPU")
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := tile.Problem{Experts: 32, Used: 4, M: 256, K: 512, Tokens: 144, TypeA: dequant.Q4_0}
-	rec, err := sim.NewTraceRecorder(opt)
+	rec, err := trace.NewRecorder(opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sim.NewSimulator().TraceRun(p, tile.Kernel{Variant: v, Path: tile.Simdgroup}, chip, 1, rec); err != nil {
+	if _, err := sim.NewSimulator().Observe(p, tile.Kernel{Variant: v, Path: tile.Simdgroup}, chip, 1, rec); err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
@@ -181,7 +181,7 @@ func validate(t *testing.T, data []byte) map[string][]map[string]any {
 // required fields, per-track monotonic timestamps and names; in half-tiles the
 // upper simdgroups (2, 3) wait at barriers and never compute.
 func TestPerfettoFormat(t *testing.T) {
-	tl, data := smallTrace(t, tile.HalfTile(), sim.TraceOptions{Full: true})
+	tl, data := smallTrace(t, tile.HalfTile(), trace.RecordOptions{Full: true})
 	if !tl.Complete || tl.Truncated {
 		t.Fatalf("complete %v truncated %v", tl.Complete, tl.Truncated)
 	}
@@ -235,7 +235,7 @@ func TestPerfettoFormat(t *testing.T) {
 // TestPerfettoUpstreamComputesEverywhere: without the half-skip every
 // simdgroup of a computing tile computes.
 func TestPerfettoUpstreamComputesEverywhere(t *testing.T) {
-	tl, data := smallTrace(t, tile.Upstream(), sim.TraceOptions{EndUs: 30})
+	tl, data := smallTrace(t, tile.Upstream(), trace.RecordOptions{EndUs: 30})
 	tracks := validate(t, data)
 	compute := map[string]int{}
 	for n, evs := range tracks {
@@ -257,7 +257,7 @@ func TestPerfettoUpstreamComputesEverywhere(t *testing.T) {
 
 // TestPerfettoTruncated: the event cap stops recording and the file says so.
 func TestPerfettoTruncated(t *testing.T) {
-	tl, data := smallTrace(t, tile.HalfTile(), sim.TraceOptions{MaxEvents: 300, SampleUs: 2})
+	tl, data := smallTrace(t, tile.HalfTile(), trace.RecordOptions{MaxEvents: 300, SampleUs: 2})
 	if !tl.Truncated {
 		t.Fatal("300 events: not truncated")
 	}
@@ -282,8 +282,8 @@ func TestPerfettoTruncated(t *testing.T) {
 
 // TestPerfettoDeterministic: the same run writes the same bytes.
 func TestPerfettoDeterministic(t *testing.T) {
-	_, a := smallTrace(t, tile.HalfTile(), sim.TraceOptions{EndUs: 20})
-	_, b := smallTrace(t, tile.HalfTile(), sim.TraceOptions{EndUs: 20})
+	_, a := smallTrace(t, tile.HalfTile(), trace.RecordOptions{EndUs: 20})
+	_, b := smallTrace(t, tile.HalfTile(), trace.RecordOptions{EndUs: 20})
 	if !bytes.Equal(a, b) {
 		t.Fatal("two identical runs wrote different traces")
 	}

@@ -20,10 +20,9 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/metalsim/metalsim/isa"
-	"github.com/metalsim/metalsim/sim"
 )
 
-// The timeline picture: a Gantt chart of a sim.Timeline. One row per
+// The timeline picture: a Gantt chart of a Timeline. One row per
 // simdgroup track ("c0 s1 sg2": core 0, threadgroup slot 1, simdgroup 2),
 // grouped by core and slot, each slot topped by a thin threadgroup lane that
 // shows which threadgroup lived in the slot (alternating greys, labelled with
@@ -90,9 +89,9 @@ var (
 )
 
 // spanKind maps a span to its colour; ok is false for threadgroup spans.
-func spanKind(sp sim.TraceSpan) (TimelineKind, bool) {
+func spanKind(sp Span) (TimelineKind, bool) {
 	switch sp.Kind {
-	case sim.SpanPhase:
+	case SpanPhase:
 		switch sp.Phase {
 		case isa.PhaseSetup:
 			return KindSetup, true
@@ -103,9 +102,9 @@ func spanKind(sp sim.TraceSpan) (TimelineKind, bool) {
 		case isa.PhaseStore:
 			return KindStore, true
 		}
-	case sim.SpanBarrier:
+	case SpanBarrier:
 		return KindBarrier, true
-	case sim.SpanIdle:
+	case SpanIdle:
 		return KindIdle, true
 	}
 	return 0, false
@@ -188,7 +187,7 @@ type lane struct {
 // coloured spans per phase, barrier wait and idle, threadgroup lanes and
 // boundaries, a legend with each kind's share of the drawn simdgroup time,
 // and a time axis in µs from the dispatch start.
-func WriteTimeline(w io.Writer, tl *sim.Timeline, opt TimelineOptions) (TimelineStats, error) {
+func WriteTimeline(w io.Writer, tl *Timeline, opt TimelineOptions) (TimelineStats, error) {
 	var st TimelineStats
 	format := strings.ToLower(opt.Format)
 	if format != "png" && format != "svg" {
@@ -438,7 +437,7 @@ func fillRect(c *draw.Canvas, clr color.Color, x0, y0, x1, y1 vg.Length) {
 
 // gantt is the plotter of the rows and lanes.
 type gantt struct {
-	tl      *sim.Timeline
+	tl      *Timeline
 	rows    []row
 	lanes   []lane
 	rowOf   map[[3]int]int
@@ -483,11 +482,11 @@ func (g *gantt) Plot(c draw.Canvas, p *plot.Plot) {
 	var marks []tgMark
 	type tgSpan struct {
 		lane int
-		sp   sim.TraceSpan
+		sp   Span
 	}
 	var tgs []tgSpan
 	for _, sp := range g.tl.Spans {
-		if sp.Kind != sim.SpanThreadgroup {
+		if sp.Kind != SpanThreadgroup {
 			continue
 		}
 		if li, ok := laneOf[slotKey{sp.Core, sp.Slot}]; ok {

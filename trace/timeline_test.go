@@ -10,13 +10,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 	"github.com/metalsim/metalsim/trace"
 )
 
 // drawTimeline renders a timeline and fails the test on an error.
-func drawTimeline(t *testing.T, tl *sim.Timeline, opt trace.TimelineOptions) ([]byte, trace.TimelineStats) {
+func drawTimeline(t *testing.T, tl *trace.Timeline, opt trace.TimelineOptions) ([]byte, trace.TimelineStats) {
 	t.Helper()
 	var buf bytes.Buffer
 	st, err := trace.WriteTimeline(&buf, tl, opt)
@@ -30,7 +29,7 @@ func drawTimeline(t *testing.T, tl *sim.Timeline, opt trace.TimelineOptions) ([]
 }
 
 func TestTimelinePNG(t *testing.T) {
-	tl, _ := smallTrace(t, tile.HalfTile(), sim.TraceOptions{EndUs: 40})
+	tl, _ := smallTrace(t, tile.HalfTile(), trace.RecordOptions{EndUs: 40})
 	data, st := drawTimeline(t, tl, trace.TimelineOptions{Format: "png"})
 	img, err := png.Decode(bytes.NewReader(data))
 	if err != nil {
@@ -78,7 +77,7 @@ func TestTimelinePNG(t *testing.T) {
 
 // TestTimelineTimes checks the time the stats report against the spans.
 func TestTimelineTimes(t *testing.T) {
-	tl, _ := smallTrace(t, tile.HalfTile(), sim.TraceOptions{EndUs: 40})
+	tl, _ := smallTrace(t, tile.HalfTile(), trace.RecordOptions{EndUs: 40})
 	_, st := drawTimeline(t, tl, trace.TimelineOptions{Format: "png"})
 	var spans float64
 	for _, sp := range tl.Spans {
@@ -115,7 +114,7 @@ func TestTimelineTimes(t *testing.T) {
 }
 
 func TestTimelineSVG(t *testing.T) {
-	tl, _ := smallTrace(t, tile.HalfTile(), sim.TraceOptions{EndUs: 40})
+	tl, _ := smallTrace(t, tile.HalfTile(), trace.RecordOptions{EndUs: 40})
 	data, st := drawTimeline(t, tl, trace.TimelineOptions{Format: "svg"})
 	dec := xml.NewDecoder(bytes.NewReader(data))
 	elems := map[string]int{}
@@ -153,7 +152,7 @@ func TestTimelineSVG(t *testing.T) {
 }
 
 func TestTimelineRowCap(t *testing.T) {
-	tl, _ := smallTrace(t, tile.HalfTile(), sim.TraceOptions{EndUs: 40})
+	tl, _ := smallTrace(t, tile.HalfTile(), trace.RecordOptions{EndUs: 40})
 	_, all := drawTimeline(t, tl, trace.TimelineOptions{Format: "png"})
 	// whole slots while they fit
 	_, st := drawTimeline(t, tl, trace.TimelineOptions{Format: "png", MaxRows: 9})
@@ -172,7 +171,7 @@ func TestTimelineRowCap(t *testing.T) {
 }
 
 func TestTimelineColumns(t *testing.T) {
-	tl, _ := smallTrace(t, tile.Upstream(), sim.TraceOptions{EndUs: 40})
+	tl, _ := smallTrace(t, tile.Upstream(), trace.RecordOptions{EndUs: 40})
 	// coarse columns: every span is shorter than one, all drawn as shares
 	_, coarse := drawTimeline(t, tl, trace.TimelineOptions{Format: "png", Columns: 4})
 	if coarse.Binned == 0 || coarse.Binned != coarse.Rects {
@@ -189,7 +188,7 @@ func TestTimelineColumns(t *testing.T) {
 }
 
 func TestTimelineDeterministic(t *testing.T) {
-	tl, _ := smallTrace(t, tile.HalfTile(), sim.TraceOptions{EndUs: 20})
+	tl, _ := smallTrace(t, tile.HalfTile(), trace.RecordOptions{EndUs: 20})
 	a, _ := drawTimeline(t, tl, trace.TimelineOptions{Format: "svg"})
 	b, _ := drawTimeline(t, tl, trace.TimelineOptions{Format: "svg"})
 	if !bytes.Equal(a, b) {
@@ -198,9 +197,9 @@ func TestTimelineDeterministic(t *testing.T) {
 }
 
 func TestTimelineErrors(t *testing.T) {
-	tl, _ := smallTrace(t, tile.HalfTile(), sim.TraceOptions{EndUs: 20})
+	tl, _ := smallTrace(t, tile.HalfTile(), trace.RecordOptions{EndUs: 20})
 	for _, tc := range []struct {
-		tl   *sim.Timeline
+		tl   *trace.Timeline
 		opt  trace.TimelineOptions
 		want string
 	}{
@@ -209,8 +208,8 @@ func TestTimelineErrors(t *testing.T) {
 		{tl, trace.TimelineOptions{Format: "png", MaxRows: trace.MaxTimelineRows + 1}, "max rows = 1025"},
 		{tl, trace.TimelineOptions{Format: "png", Columns: -2}, "columns = -2"},
 		{tl, trace.TimelineOptions{Format: "png", Width: 1}, "width"},
-		{&sim.Timeline{}, trace.TimelineOptions{Format: "png"}, "empty timeline"},
-		{&sim.Timeline{ClockMHz: 1000, Start: 0, End: 1000}, trace.TimelineOptions{Format: "svg"}, "no simdgroup spans"},
+		{&trace.Timeline{}, trace.TimelineOptions{Format: "png"}, "empty timeline"},
+		{&trace.Timeline{ClockMHz: 1000, Start: 0, End: 1000}, trace.TimelineOptions{Format: "svg"}, "no simdgroup spans"},
 	} {
 		if _, err := trace.WriteTimeline(io.Discard, tc.tl, tc.opt); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want %q", tc.opt, err, tc.want)

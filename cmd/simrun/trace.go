@@ -40,7 +40,7 @@ is written.`
 // maxTraceEvents bounds --max-events: a traced event holds about 1 KB of
 // memory until the file is written (spans, then their JSON), so ten times the
 // default is ~5 GB and ~800 MB of JSON, past what Perfetto opens comfortably.
-const maxTraceEvents = 10 * sim.DefaultTraceMaxEvents
+const maxTraceEvents = 10 * trace.DefaultMaxEvents
 
 func runTrace(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("trace", traceSummary, stderr)
@@ -52,11 +52,11 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	cf.register(fs, "M1 Pro 16-core GPU")
 	seed := fs.Uint64("seed", 1, "seed of the routing draw")
 	out := fs.String("out", "trace.json", "output file (- for standard output, the summary then goes to standard error); not written when only --png/--svg are given")
-	window := fs.String("window", fmt.Sprintf("0:%d", sim.DefaultTraceWindowUs), "time window START:END in µs from the dispatch start")
+	window := fs.String("window", fmt.Sprintf("0:%d", trace.DefaultWindowUs), "time window START:END in µs from the dispatch start")
 	cores := fs.String("cores", "0,1", "cores to trace: a list of numbers and ranges (0,2,4-7) or all")
-	maxEvents := fs.Int("max-events", sim.DefaultTraceMaxEvents, fmt.Sprintf("cap on spans and counter samples, at most %d", maxTraceEvents))
+	maxEvents := fs.Int("max-events", trace.DefaultMaxEvents, fmt.Sprintf("cap on spans and counter samples, at most %d", maxTraceEvents))
 	idle := fs.Float64("idle", 0, "idle threshold in ns: a resident simdgroup that issues nothing for longer shows an idle span (0: twice the chip's DRAM latency)")
-	sample := fs.Float64("sample", sim.DefaultTraceSampleUs, "DRAM bandwidth counter interval in µs")
+	sample := fs.Float64("sample", trace.DefaultSampleUs, "DRAM bandwidth counter interval in µs")
 	full := fs.Bool("full", false, "run the whole dispatch (to report its time) instead of stopping after the window")
 	pngFile := fs.String("png", "", "also draw the window as a Gantt picture into this .png file (- for standard output)")
 	svgFile := fs.String("svg", "", "also draw the window as a Gantt picture into this .svg file (- for standard output)")
@@ -149,13 +149,13 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	if *maxRows < 1 || *maxRows > trace.MaxTimelineRows {
 		return fail(stderr, "trace", fmt.Errorf("--rows = %d: must be in [1, %d]", *maxRows, trace.MaxTimelineRows))
 	}
-	rec, err := sim.NewTraceRecorder(sim.TraceOptions{StartUs: start, EndUs: end, Cores: list, MaxEvents: *maxEvents,
+	rec, err := trace.NewRecorder(trace.RecordOptions{StartUs: start, EndUs: end, Cores: list, MaxEvents: *maxEvents,
 		IdleNs: *idle, SampleUs: *sample, Full: *full})
 	if err != nil {
 		return fail(stderr, "trace", err)
 	}
 	t0 := time.Now()
-	res, err := sim.NewSimulator().TraceRun(p, k, chip, *seed, rec)
+	res, err := sim.NewSimulator().Observe(p, k, chip, *seed, rec)
 	if err != nil {
 		return fail(stderr, "trace", flagError(err)) // the plan checks k against the tile
 	}
@@ -204,7 +204,7 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func writeTraceSummary(w io.Writer, out string, tl *sim.Timeline, st trace.PerfettoStats, res *sim.GridResult) {
+func writeTraceSummary(w io.Writer, out string, tl *trace.Timeline, st trace.PerfettoStats, res *sim.GridResult) {
 	name := out
 	if out == "-" {
 		name = "standard output"
@@ -215,17 +215,17 @@ func writeTraceSummary(w io.Writer, out string, tl *sim.Timeline, st trace.Perfe
 	counts := map[string]int{}
 	for _, sp := range tl.Spans {
 		switch sp.Kind {
-		case sim.SpanPhase:
+		case trace.SpanPhase:
 			counts[sp.Phase.String()]++
 		default:
 			counts[sp.Kind.String()]++
 		}
 	}
-	keys := []string{sim.SpanThreadgroup.String()}
+	keys := []string{trace.SpanThreadgroup.String()}
 	for ph := isa.Phase(0); ph < isa.NumPhases; ph++ {
 		keys = append(keys, ph.String())
 	}
-	keys = append(keys, sim.SpanBarrier.String(), sim.SpanIdle.String())
+	keys = append(keys, trace.SpanBarrier.String(), trace.SpanIdle.String())
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
 		parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
@@ -235,13 +235,13 @@ func writeTraceSummary(w io.Writer, out string, tl *sim.Timeline, st trace.Perfe
 }
 
 // writeRunSummary says what ran when no JSON is written.
-func writeRunSummary(w io.Writer, tl *sim.Timeline, res *sim.GridResult) {
+func writeRunSummary(w io.Writer, tl *trace.Timeline, res *sim.GridResult) {
 	fmt.Fprintln(w, "traced one dispatch (no JSON: --out not given)")
 	writeRunLines(w, tl, res)
 }
 
 // writeRunLines prints the kernel, problem, window and how far the run went.
-func writeRunLines(w io.Writer, tl *sim.Timeline, res *sim.GridResult) {
+func writeRunLines(w io.Writer, tl *trace.Timeline, res *sim.GridResult) {
 	fmt.Fprintf(w, "  %s, %s on %s, routing seed %d\n", tl.Kernel, tl.Problem, tl.Chip, tl.Seed)
 	coreList := make([]string, len(tl.Cores))
 	for i, c := range tl.Cores {
@@ -261,7 +261,7 @@ func writeRunLines(w io.Writer, tl *sim.Timeline, res *sim.GridResult) {
 	var tiles, exits int
 	var sum float64
 	for _, sp := range tl.Spans {
-		if sp.Kind != sim.SpanThreadgroup || sp.Open || sp.Start <= tl.Start && tl.Start > 0 {
+		if sp.Kind != trace.SpanThreadgroup || sp.Open || sp.Start <= tl.Start && tl.Start > 0 {
 			continue
 		}
 		if tg, ok := tl.TG(sp.TG); ok && tg.Tokens == 0 {
@@ -285,7 +285,7 @@ type picture struct {
 
 // writePictureSummary says what a picture holds: its rows and the share of
 // the drawn simdgroup time per kind, overall and per simdgroup index.
-func writePictureSummary(w io.Writer, pc picture, tl *sim.Timeline, st trace.TimelineStats) {
+func writePictureSummary(w io.Writer, pc picture, tl *trace.Timeline, st trace.TimelineStats) {
 	name := pc.file
 	if name == "-" {
 		name = "standard output"

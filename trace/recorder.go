@@ -1,4 +1,4 @@
-package sim
+package trace
 
 import (
 	"errors"
@@ -7,10 +7,10 @@ import (
 	"slices"
 
 	"github.com/metalsim/metalsim/isa"
-	"github.com/metalsim/metalsim/tile"
+	"github.com/metalsim/metalsim/sim"
 )
 
-// The timeline view of the detailed engine. A TraceRecorder listens to the core
+// The timeline view of the detailed engine. A Recorder listens to the core
 // model's issue and barrier events and to threadgroup starts and finishes, and
 // keeps, for a window of time and a set of cores, what each simdgroup was doing:
 // runs of one program phase, barrier waits and idle stretches. It never changes
@@ -19,29 +19,29 @@ import (
 
 // Trace defaults and limits.
 const (
-	DefaultTraceWindowUs  = 200     // the first 200 µs of the dispatch
-	DefaultTraceMaxEvents = 500_000 // about 80 MB of trace-event JSON
-	DefaultTraceSampleUs  = 1       // DRAM bandwidth counter interval
-	// DefaultTraceIdleDRAMTrips is the default idle threshold in DRAM
+	DefaultWindowUs  = 200     // the first 200 µs of the dispatch
+	DefaultMaxEvents = 500_000 // about 80 MB of trace-event JSON
+	DefaultSampleUs  = 1       // DRAM bandwidth counter interval
+	// DefaultIdleDRAMTrips is the default idle threshold in DRAM
 	// latencies. In the detailed engine's gaps between two instructions of a
 	// simdgroup, loads from DRAM make a bump at 1 to 1.5 DRAM latencies; gaps
 	// past 2 are rare and mean contention.
-	DefaultTraceIdleDRAMTrips = 2
+	DefaultIdleDRAMTrips = 2
 )
 
-// DefaultTraceCores are the cores traced unless told otherwise.
-func DefaultTraceCores() []int { return []int{0, 1} }
+// DefaultCores are the cores traced unless told otherwise.
+func DefaultCores() []int { return []int{0, 1} }
 
-// TraceOptions bound what a TraceRecorder keeps. Zero values take the defaults.
-type TraceOptions struct {
+// RecordOptions bound what a Recorder keeps. Zero values take the defaults.
+type RecordOptions struct {
 	// StartUs and EndUs are the window, in µs from the dispatch start
-	// (default 0 to DefaultTraceWindowUs). Spans are clipped to it.
+	// (default 0 to DefaultWindowUs). Spans are clipped to it.
 	StartUs, EndUs float64
-	// Cores are the cores whose tracks are kept (default DefaultTraceCores).
+	// Cores are the cores whose tracks are kept (default DefaultCores).
 	// DRAM bandwidth is chip-wide and counts every core.
 	Cores []int
 	// MaxEvents caps the spans and counter samples kept (default
-	// DefaultTraceMaxEvents). When the cap is near the recorder closes the
+	// DefaultMaxEvents). When the cap is near the recorder closes the
 	// spans of the threadgroups in flight (cut there, in room it keeps for
 	// them), keeps nothing more and says so in Timeline.Truncated; the run
 	// stops there unless Full asks for the whole dispatch. DRAM samples count
@@ -50,26 +50,26 @@ type TraceOptions struct {
 	MaxEvents int
 	// IdleNs is how long a resident simdgroup must issue nothing (outside
 	// barrier waits) before the gap shows as an idle span. 0 takes twice the
-	// chip's DRAM latency (DefaultTraceIdleDRAMTrips): waiting for one load,
+	// chip's DRAM latency (DefaultIdleDRAMTrips): waiting for one load,
 	// even from DRAM, does not show; waiting behind a queue of them, or for
 	// nothing at all, does.
 	IdleNs float64
 	// SampleUs is the interval of the DRAM bandwidth counter (default
-	// DefaultTraceSampleUs).
+	// DefaultSampleUs).
 	SampleUs float64
 	// Full runs the dispatch to its end instead of stopping once the window
 	// has passed (the result then has the whole dispatch's time).
 	Full bool
 }
 
-// TraceSpanKind says what a span of a timeline is.
-type TraceSpanKind uint8
+// SpanKind says what a span of a timeline is.
+type SpanKind uint8
 
 // The span kinds.
 const (
 	// SpanThreadgroup is a threadgroup's life in a slot, from its launch
 	// (after the core's launcher) to its last simdgroup's last instruction.
-	SpanThreadgroup TraceSpanKind = iota
+	SpanThreadgroup SpanKind = iota
 	// SpanPhase is a contiguous run of one program phase on a simdgroup.
 	SpanPhase
 	// SpanBarrier is a simdgroup waiting at a threadgroup barrier, from its
@@ -81,7 +81,7 @@ const (
 )
 
 // String returns the span kind's name.
-func (k TraceSpanKind) String() string {
+func (k SpanKind) String() string {
 	switch k {
 	case SpanThreadgroup:
 		return "threadgroup"
@@ -92,24 +92,24 @@ func (k TraceSpanKind) String() string {
 	case SpanIdle:
 		return "idle"
 	}
-	return fmt.Sprintf("TraceSpanKind(%d)", uint8(k))
+	return fmt.Sprintf("SpanKind(%d)", uint8(k))
 }
 
-// TraceSpan is one span of a timeline, in cycles from the dispatch start,
+// Span is one span of a timeline, in cycles from the dispatch start,
 // clipped to the window.
-type TraceSpan struct {
-	Kind       TraceSpanKind
+type Span struct {
+	Kind       SpanKind
 	Core, Slot int
 	SG         int // simdgroup, -1 for a threadgroup span
 	Start, End int64
 	Phase      isa.Phase // SpanPhase
-	TG         int       // threadgroup index in dispatch order (TraceTG by Timeline.TG)
+	TG         int       // threadgroup index in dispatch order (TGInfo by Timeline.TG)
 	// Open marks a span still going at the end of the window or of the run.
 	Open bool
 }
 
-// TraceTG describes a threadgroup of a timeline: its grid coordinates and tile.
-type TraceTG struct {
+// TGInfo describes a threadgroup of a timeline: its grid coordinates and tile.
+type TGInfo struct {
 	ID      int // index in dispatch order
 	X, Y, Z int // token tile, row tile, expert
 	Rows    int // weight rows of the tile
@@ -120,28 +120,28 @@ type TraceTG struct {
 	HalfTile bool
 }
 
-// TraceCounterKind says what a counter sample measures.
-type TraceCounterKind uint8
+// CounterKind says what a counter sample measures.
+type CounterKind uint8
 
 // The counter kinds.
 const (
 	// CounterResident is the number of threadgroups resident on a core.
-	CounterResident TraceCounterKind = iota
+	CounterResident CounterKind = iota
 	// CounterDRAM is the chip-wide DRAM bandwidth in GB/s over the interval
 	// starting at the sample, as the engine's DRAM channel serves it.
 	CounterDRAM
 )
 
-// TraceSample is one counter value from time T on (cycles); Core is -1 for
+// Sample is one counter value from time T on (cycles); Core is -1 for
 // chip-wide counters.
-type TraceSample struct {
-	Kind  TraceCounterKind
+type Sample struct {
+	Kind  CounterKind
 	Core  int
 	T     int64
 	Value float64
 }
 
-// Timeline is what a TraceRecorder kept of one traced run.
+// Timeline is what a Recorder kept of one traced run.
 type Timeline struct {
 	Chip     string
 	ClockMHz float64
@@ -153,10 +153,10 @@ type Timeline struct {
 	Cores      []int
 	IdleCycles int64 // the idle threshold
 	Sample     int64 // the DRAM counter interval in cycles
-	Spans      []TraceSpan
-	Samples    []TraceSample
+	Spans      []Span
+	Samples    []Sample
 	// TGs holds the threadgroups the spans refer to, by ascending ID.
-	TGs []TraceTG
+	TGs []TGInfo
 	// Complete is false when the run stopped after the window (the default):
 	// SimulatedCycles is then where it stopped, not the dispatch's end.
 	Complete        bool
@@ -172,30 +172,27 @@ type Timeline struct {
 func (tl *Timeline) Us(cycles int64) float64 { return float64(cycles) / tl.ClockMHz }
 
 // TG returns the threadgroup of that ID.
-func (tl *Timeline) TG(id int) (TraceTG, bool) {
-	i, ok := slices.BinarySearchFunc(tl.TGs, id, func(t TraceTG, id int) int { return t.ID - id })
+func (tl *Timeline) TG(id int) (TGInfo, bool) {
+	i, ok := slices.BinarySearchFunc(tl.TGs, id, func(t TGInfo, id int) int { return t.ID - id })
 	if !ok {
-		return TraceTG{}, false
+		return TGInfo{}, false
 	}
 	return tl.TGs[i], true
 }
 
-// TraceRecorder records a Timeline from a detailed run (Simulator.TraceRun).
+// Recorder records a Timeline from a detailed run (sim.Simulator.Observe).
 // A recorder serves one run.
-type TraceRecorder struct {
-	opt  TraceOptions
+type Recorder struct {
+	opt  RecordOptions
 	used bool
 
 	tl      Timeline
 	want    []bool // per core
-	cores   map[*coreSim]int
-	lastC   *coreSim
-	lastCI  int
-	cs      []*coreSim
+	state   sim.EngineState
 	tracks  [][]sgTrack // per core, per slot*nsg+sg
 	tgs     [][]tgTrack // per core, per slot
 	nsg     int
-	tgInfo  func(id int) TraceTG
+	tgInfo  func(id int) TGInfo
 	seen    map[int]bool
 	budget  int  // events that may still be kept
 	closing bool // truncate is closing the spans in flight: past the budget
@@ -222,6 +219,7 @@ type sgTrack struct {
 type tgTrack struct {
 	live  bool
 	id    int
+	nsg   int
 	start int64
 }
 
@@ -231,19 +229,19 @@ type residentDelta struct {
 	d    int
 }
 
-// NewTraceRecorder checks the options and returns a recorder.
-func NewTraceRecorder(opt TraceOptions) (*TraceRecorder, error) {
+// NewRecorder checks the options and returns a recorder.
+func NewRecorder(opt RecordOptions) (*Recorder, error) {
 	if opt.EndUs == 0 && opt.StartUs == 0 {
-		opt.EndUs = DefaultTraceWindowUs
+		opt.EndUs = DefaultWindowUs
 	}
 	if opt.Cores == nil {
-		opt.Cores = DefaultTraceCores()
+		opt.Cores = DefaultCores()
 	}
 	if opt.MaxEvents == 0 {
-		opt.MaxEvents = DefaultTraceMaxEvents
+		opt.MaxEvents = DefaultMaxEvents
 	}
 	if opt.SampleUs == 0 {
-		opt.SampleUs = DefaultTraceSampleUs
+		opt.SampleUs = DefaultSampleUs
 	}
 	var errs []error
 	if math.IsNaN(opt.StartUs) || math.IsNaN(opt.EndUs) || opt.StartUs < 0 || opt.EndUs <= opt.StartUs || math.IsInf(opt.EndUs, 0) {
@@ -274,69 +272,39 @@ func NewTraceRecorder(opt TraceOptions) (*TraceRecorder, error) {
 	opt.Cores = slices.Clone(opt.Cores)
 	slices.Sort(opt.Cores)
 	opt.Cores = slices.Compact(opt.Cores)
-	return &TraceRecorder{opt: opt}, nil
+	return &Recorder{opt: opt}, nil
 }
 
-// Timeline returns what the recorder kept (after TraceRun).
-func (r *TraceRecorder) Timeline() *Timeline { return &r.tl }
+// Timeline returns what the recorder kept (after the observed run, sim.Simulator.Observe).
+func (r *Recorder) Timeline() *Timeline { return &r.tl }
 
-// TraceRun runs the mul_mm_id dispatch of a problem, with the uniform routing of
-// seed, on the detailed engine with rec listening. Unless rec's options ask for
-// the full run, the run stops at the first threadgroup finish after the window,
-// and the result then covers only the part simulated (rec.Timeline().Complete
-// says which). Tracing never changes the timing: a full traced run gives the
-// same cycles as RunGrid with the detailed engine.
-func (s *Simulator) TraceRun(p tile.Problem, k tile.Kernel, chip *Chip, seed uint64, rec *TraceRecorder) (*GridResult, error) {
-	if rec == nil {
-		return nil, errors.New("trace run: nil recorder")
+// Begin implements sim.Listener: it resolves the options on the run's chip.
+func (r *Recorder) Begin(run sim.RunInfo) error {
+	if r.used {
+		return errors.New("trace recorder: it has already served a run")
 	}
-	if rec.used {
-		return nil, errors.New("trace run: the recorder has already served a run")
-	}
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	cores := int(chip.Cores.Value)
-	for _, c := range rec.opt.Cores {
-		if c >= cores {
-			return nil, fmt.Errorf("trace core %d: %s has %d cores (0..%d)", c, chip.Name, cores, cores-1)
+	for _, c := range r.opt.Cores {
+		if c >= run.Cores {
+			return fmt.Errorf("trace core %d: %s has %d cores (0..%d)", c, run.Chip.Name, run.Cores, run.Cores-1)
 		}
 	}
-	tpe, err := UniformRouting{}.Counts(p, seed)
-	if err != nil {
-		return nil, err
-	}
-	g, plan, _, err := s.MulMMIDGrid(p, k, tpe)
-	if err != nil {
-		return nil, err
-	}
-	sh, err := s.share(g, chip)
-	if err != nil {
-		return nil, err
-	}
-	rec.used = true
-	rec.setup(chip, cores, k.NSG, func(id int) TraceTG {
+	r.used = true
+	r.state = run.State
+	r.bpc = run.DRAMBytesPerCycle // the bandwidth the traced kernel's reads achieve
+	plan := run.Plan
+	r.setup(run.Chip, run.Cores, run.Kernel.NSG, func(id int) TGInfo {
 		x, y, z := plan.Coords(id)
 		ctx := plan.Context(x, y, z)
-		prog, _ := g.TG(id) // its program counts the token parts it skips
-		return TraceTG{ID: id, X: x, Y: y, Z: z, Rows: ctx.Rows, Tokens: ctx.Tokens, Steps: ctx.Steps,
-			HalfTile: prog.Skipped.HalfTiles > 0}
+		// its program counts the token parts it skips
+		return TGInfo{ID: id, X: x, Y: y, Z: z, Rows: ctx.Rows, Tokens: ctx.Tokens, Steps: ctx.Steps,
+			HalfTile: run.Program(id).Skipped.HalfTiles > 0}
 	})
-	rec.tl.Kernel, rec.tl.Problem, rec.tl.Seed = k.String(), p.String(), seed
-
-	src := newGridSource(g, sh)
-	dr := runDetailed(sh.m, src, cores, sh.occ.TGsPerCore, rec)
-	rec.finish()
-	res := &GridResult{Occupancy: sh.occ, Registers: sh.regs, Cycles: dr.cycles, IdleSGCycles: dr.idleSG,
-		Utilization: dr.util, Instructions: dr.instr, Us: dr.cycles / chip.ClockMHz.Value}
-	for _, b := range dr.busy {
-		res.CoreBusyUs = append(res.CoreBusyUs, b/chip.ClockMHz.Value)
-	}
-	return res, nil
+	r.tl.Kernel, r.tl.Problem, r.tl.Seed = run.Kernel.String(), run.Problem.String(), run.Seed
+	return nil
 }
 
 // setup resolves the options on a chip.
-func (r *TraceRecorder) setup(chip *Chip, cores, nsg int, info func(int) TraceTG) {
+func (r *Recorder) setup(chip *sim.Chip, cores, nsg int, info func(int) TGInfo) {
 	mhz := chip.ClockMHz.Value
 	tl := &r.tl
 	tl.Chip, tl.ClockMHz, tl.Cores, tl.MaxEvents = chip.Name, mhz, r.opt.Cores, r.opt.MaxEvents
@@ -345,9 +313,9 @@ func (r *TraceRecorder) setup(chip *Chip, cores, nsg int, info func(int) TraceTG
 	tl.Sample = max(1, int64(math.Round(r.opt.SampleUs*mhz)))
 	idle := r.opt.IdleNs
 	if idle == 0 {
-		idle = DefaultTraceIdleDRAMTrips * chip.DRAMLatencyNs.Value
+		idle = DefaultIdleDRAMTrips * chip.DRAMLatencyNs.Value
 	}
-	r.idle = max(1, cyc(chip.Cycles(idle)))
+	r.idle = max(1, sim.WholeCycles(chip.Cycles(idle)))
 	tl.IdleCycles = r.idle
 	r.want = make([]bool, cores)
 	for _, c := range r.opt.Cores {
@@ -366,28 +334,8 @@ func (r *TraceRecorder) setup(chip *Chip, cores, nsg int, info func(int) TraceTG
 	r.budget = r.opt.MaxEvents - 1 - len(r.opt.Cores)
 }
 
-// begin implements tgSink.
-func (r *TraceRecorder) begin(cs []*coreSim) {
-	r.cs = cs
-	if len(cs) > 0 {
-		r.bpc = cs[0].m.dramBPC // the bandwidth the traced kernel's reads achieve
-	}
-	r.cores = make(map[*coreSim]int, len(cs))
-	for i, c := range cs {
-		r.cores[c] = i
-	}
-}
-
-// core returns a core's index.
-func (r *TraceRecorder) core(c *coreSim) int {
-	if c != r.lastC {
-		r.lastC, r.lastCI = c, r.cores[c]
-	}
-	return r.lastCI
-}
-
 // track returns the state of a simdgroup slot.
-func (r *TraceRecorder) track(core, slot, sg int) *sgTrack {
+func (r *Recorder) track(core, slot, sg int) *sgTrack {
 	i := slot*r.nsg + sg
 	if i >= len(r.tracks[core]) {
 		r.tracks[core] = append(r.tracks[core], make([]sgTrack, i+1-len(r.tracks[core]))...)
@@ -396,7 +344,7 @@ func (r *TraceRecorder) track(core, slot, sg int) *sgTrack {
 }
 
 // emit keeps a span clipped to the window.
-func (r *TraceRecorder) emit(sp TraceSpan) {
+func (r *Recorder) emit(sp Span) {
 	if r.off {
 		return
 	}
@@ -422,12 +370,12 @@ func (r *TraceRecorder) emit(sp TraceSpan) {
 // reserve is the room kept under the cap for closing the threadgroups in
 // flight when it is reached (closeLive): per simdgroup a phase or idle span
 // and a barrier wait (at most 3 spans), and the threadgroup's own.
-func (r *TraceRecorder) reserve() int { return r.live * (3*r.nsg + 1) }
+func (r *Recorder) reserve() int { return r.live * (3*r.nsg + 1) }
 
 // countBins counts against the budget the DRAM samples of the intervals the
 // run has reached (finish writes one per interval that starts before the
 // recording's end), so a run that stops early leaves their room to spans.
-func (r *TraceRecorder) countBins() {
+func (r *Recorder) countBins() {
 	if r.off {
 		return
 	}
@@ -440,7 +388,7 @@ func (r *TraceRecorder) countBins() {
 // spend takes n events from the budget, keeping reserve's room for closing
 // the threadgroups in flight; without room it truncates the recording and
 // reports false.
-func (r *TraceRecorder) spend(n int) bool {
+func (r *Recorder) spend(n int) bool {
 	if r.budget-n < r.reserve() {
 		r.truncate()
 		return false
@@ -449,7 +397,7 @@ func (r *TraceRecorder) spend(n int) bool {
 	return true
 }
 
-func (r *TraceRecorder) truncate() {
+func (r *Recorder) truncate() {
 	if r.off || r.closing {
 		return
 	}
@@ -462,27 +410,25 @@ func (r *TraceRecorder) truncate() {
 	r.off = true
 }
 
-// issue implements traceSink.
-func (r *TraceRecorder) issue(c *coreSim, sg *sgRun, in *isa.Inst, t int64) {
-	ci := r.core(c)
+// Issue implements sim.Listener.
+func (r *Recorder) Issue(ci, slot, s int, sec isa.Section, in *isa.Inst, t int64, coreDRAM float64) {
 	if t > r.running {
 		r.running = t
 		r.countBins()
 	}
-	if d := c.stats.dramBytes - r.dram[ci]; d > 0 {
-		r.dram[ci] = c.stats.dramBytes
+	if d := coreDRAM - r.dram[ci]; d > 0 {
+		r.dram[ci] = coreDRAM
 		r.serve(float64(t), d)
 	}
 	if !r.want[ci] || r.off {
 		return
 	}
-	slot, s := int(sg.tg), int(sg.sg)
 	tr := r.track(ci, slot, s)
-	span := func(k TraceSpanKind, from, to int64) {
-		r.emit(TraceSpan{Kind: k, Core: ci, Slot: slot, SG: s, Start: from, End: to, Phase: tr.phase, TG: tr.tg})
+	span := func(k SpanKind, from, to int64) {
+		r.emit(Span{Kind: k, Core: ci, Slot: slot, SG: s, Start: from, End: to, Phase: tr.phase, TG: tr.tg})
 	}
 	ph := in.Phase
-	if ph == isa.PhaseSetup && sg.sec != isa.SecPrologue && tr.open {
+	if ph == isa.PhaseSetup && sec != isa.SecPrologue && tr.open {
 		// generic ALU groups carry the setup phase; past the prologue they are
 		// loop and address bookkeeping of the phase they sit in
 		ph = tr.phase
@@ -504,26 +450,24 @@ func (r *TraceRecorder) issue(c *coreSim, sg *sgRun, in *isa.Inst, t int64) {
 	tr.last = t
 }
 
-// barrier implements traceSink.
-func (r *TraceRecorder) barrier(c *coreSim, sg *sgRun, from, to int64) {
-	ci := r.core(c)
+// Barrier implements sim.Listener.
+func (r *Recorder) Barrier(ci, slot, s int, from, to int64) {
 	if !r.want[ci] || r.off {
 		return
 	}
-	slot, s := int(sg.tg), int(sg.sg)
 	r.closeUntil(ci, slot, s, from, false)
 	tr := r.track(ci, slot, s)
-	r.emit(TraceSpan{Kind: SpanBarrier, Core: ci, Slot: slot, SG: s, Start: from, End: to, TG: tr.tg})
+	r.emit(Span{Kind: SpanBarrier, Core: ci, Slot: slot, SG: s, Start: from, End: to, TG: tr.tg})
 	tr.last = to
 }
 
 // closeUntil ends a simdgroup's open phase span at t (with an idle span
 // before t when it issued nothing for longer than the threshold); open marks
 // the spans as cut by the end of the run.
-func (r *TraceRecorder) closeUntil(ci, slot, s int, t int64, open bool) {
+func (r *Recorder) closeUntil(ci, slot, s int, t int64, open bool) {
 	tr := r.track(ci, slot, s)
-	span := func(k TraceSpanKind, from, to int64) {
-		r.emit(TraceSpan{Kind: k, Core: ci, Slot: slot, SG: s, Start: from, End: to, Phase: tr.phase, TG: tr.tg, Open: open})
+	span := func(k SpanKind, from, to int64) {
+		r.emit(Span{Kind: k, Core: ci, Slot: slot, SG: s, Start: from, End: to, Phase: tr.phase, TG: tr.tg, Open: open})
 	}
 	switch {
 	case tr.open && t-tr.last > r.idle:
@@ -537,27 +481,25 @@ func (r *TraceRecorder) closeUntil(ci, slot, s int, t int64, open bool) {
 	tr.open = false
 }
 
-// tgStart implements tgSink.
-func (r *TraceRecorder) tgStart(ci, slot int, t int64) {
+// TGStart implements sim.Listener.
+func (r *Recorder) TGStart(ci, slot, id, nsg int, t int64) {
 	if !r.want[ci] {
 		return
 	}
-	c := r.cs[ci]
-	tg := &c.tgs[slot]
 	for len(r.tgs[ci]) <= slot {
 		r.tgs[ci] = append(r.tgs[ci], tgTrack{})
 	}
-	r.tgs[ci][slot] = tgTrack{live: true, id: tg.id, start: t}
+	r.tgs[ci][slot] = tgTrack{live: true, id: id, nsg: nsg, start: t}
 	r.live++
-	for s := 0; s < tg.prog.NSG; s++ {
-		*r.track(ci, slot, s) = sgTrack{last: t, tg: tg.id}
+	for s := 0; s < nsg; s++ {
+		*r.track(ci, slot, s) = sgTrack{last: t, tg: id}
 	}
 	r.delta(ci, t, +1)
 }
 
 // delta records a change of a core's resident threadgroups; the samples
 // inside the window count against the event cap as they happen.
-func (r *TraceRecorder) delta(ci int, t int64, d int) {
+func (r *Recorder) delta(ci int, t int64, d int) {
 	if r.off {
 		return
 	}
@@ -567,22 +509,21 @@ func (r *TraceRecorder) delta(ci int, t int64, d int) {
 	r.deltas = append(r.deltas, residentDelta{ci, t, d})
 }
 
-// tgFinish implements tgSink.
-func (r *TraceRecorder) tgFinish(ci, slot int, t int64) bool {
+// TGFinish implements sim.Listener.
+func (r *Recorder) TGFinish(ci, slot int, t int64) bool {
 	if t > r.running {
 		r.running = t
 		r.countBins()
 	}
 	if r.want[ci] {
 		tt := &r.tgs[ci][slot]
-		nsg := r.cs[ci].tgs[slot].prog.NSG
-		for s := 0; s < nsg; s++ {
+		for s := 0; s < tt.nsg; s++ {
 			if tr := r.track(ci, slot, s); tr.open {
-				r.emit(TraceSpan{Kind: SpanPhase, Core: ci, Slot: slot, SG: s, Start: tr.from, End: tr.last + 1, Phase: tr.phase, TG: tr.tg})
+				r.emit(Span{Kind: SpanPhase, Core: ci, Slot: slot, SG: s, Start: tr.from, End: tr.last + 1, Phase: tr.phase, TG: tr.tg})
 				tr.open = false
 			}
 		}
-		r.emit(TraceSpan{Kind: SpanThreadgroup, Core: ci, Slot: slot, SG: -1, Start: tt.start, End: t, TG: tt.id})
+		r.emit(Span{Kind: SpanThreadgroup, Core: ci, Slot: slot, SG: -1, Start: tt.start, End: t, TG: tt.id})
 		tt.live = false
 		r.live--
 		r.delta(ci, t, -1)
@@ -594,7 +535,7 @@ func (r *TraceRecorder) tgFinish(ci, slot int, t int64) bool {
 // serve replays a DRAM transfer on a shadow of the engine's chip-wide channel
 // (same order, same bandwidth, so the same service intervals) and adds its
 // bytes to the sample bins it is served in.
-func (r *TraceRecorder) serve(t, bytes float64) {
+func (r *Recorder) serve(t, bytes float64) {
 	s := math.Max(r.free, t)
 	e := s + bytes/r.bpc
 	r.free = e
@@ -612,41 +553,39 @@ func (r *TraceRecorder) serve(t, bytes float64) {
 // closeLive closes the spans of the threadgroups in flight at end on the
 // traced cores: each simdgroup's phase or barrier wait and the threadgroup
 // itself, all marked open (cut there).
-func (r *TraceRecorder) closeLive(end int64) {
-	for ci, c := range r.cs {
+func (r *Recorder) closeLive(end int64) {
+	for ci := range r.tgs {
 		if !r.want[ci] {
 			continue
 		}
 		for slot := range r.tgs[ci] {
 			tt := &r.tgs[ci][slot]
-			if !tt.live || !c.tgs[slot].live {
+			if !tt.live || !r.state.Live(ci, slot) {
 				continue
 			}
-			tg := &c.tgs[slot]
-			for s := 0; s < tg.prog.NSG; s++ {
-				sg := &c.sgs[tg.first+int32(s)]
+			for s := 0; s < tt.nsg; s++ {
 				tr := r.track(ci, slot, s)
-				switch {
-				case sg.state == sgBarrier:
-					r.closeUntil(ci, slot, s, sg.waitFrom, false)
-					r.emit(TraceSpan{Kind: SpanBarrier, Core: ci, Slot: slot, SG: s, Start: sg.waitFrom, End: end, TG: tr.tg, Open: true})
-				case sg.state == sgRunning:
+				switch st, from := r.state.Simdgroup(ci, slot, s); st {
+				case sim.SGAtBarrier:
+					r.closeUntil(ci, slot, s, from, false)
+					r.emit(Span{Kind: SpanBarrier, Core: ci, Slot: slot, SG: s, Start: from, End: end, TG: tr.tg, Open: true})
+				case sim.SGRunning:
 					r.closeUntil(ci, slot, s, end, true)
 				}
 			}
-			r.emit(TraceSpan{Kind: SpanThreadgroup, Core: ci, Slot: slot, SG: -1, Start: tt.start, End: end, TG: tt.id, Open: true})
+			r.emit(Span{Kind: SpanThreadgroup, Core: ci, Slot: slot, SG: -1, Start: tt.start, End: end, TG: tt.id, Open: true})
 		}
 	}
 }
 
-// finish closes what is still open at the end of the run or the window and
-// makes the counter samples.
-func (r *TraceRecorder) finish() {
+// End implements sim.Listener: it closes what is still open at the end of
+// the run or the window and makes the counter samples.
+func (r *Recorder) End() {
 	tl := &r.tl
 	complete := true
-	for _, c := range r.cs {
-		for i := range c.tgs {
-			if c.tgs[i].live {
+	for ci := range r.tgs {
+		for slot := 0; slot < r.state.Slots(ci); slot++ {
+			if r.state.Live(ci, slot) {
 				complete = false
 			}
 		}
@@ -678,14 +617,14 @@ func (r *TraceRecorder) finish() {
 		for ; j < len(r.deltas) && r.deltas[j].core == ci && r.deltas[j].t <= tl.Start; j++ {
 			n += r.deltas[j].d
 		}
-		tl.Samples = append(tl.Samples, TraceSample{Kind: CounterResident, Core: ci, T: tl.Start, Value: float64(n)})
+		tl.Samples = append(tl.Samples, Sample{Kind: CounterResident, Core: ci, T: tl.Start, Value: float64(n)})
 		for j < len(r.deltas) && r.deltas[j].core == ci {
 			t := r.deltas[j].t
 			for ; j < len(r.deltas) && r.deltas[j].core == ci && r.deltas[j].t == t; j++ {
 				n += r.deltas[j].d
 			}
 			if t > tl.Start && t < end {
-				tl.Samples = append(tl.Samples, TraceSample{Kind: CounterResident, Core: ci, T: t, Value: float64(n)})
+				tl.Samples = append(tl.Samples, Sample{Kind: CounterResident, Core: ci, T: t, Value: float64(n)})
 			}
 		}
 		i = j
@@ -698,9 +637,9 @@ func (r *TraceRecorder) finish() {
 			if t >= end {
 				break
 			}
-			tl.Samples = append(tl.Samples, TraceSample{Kind: CounterDRAM, Core: -1, T: t, Value: bytes * gbs})
+			tl.Samples = append(tl.Samples, Sample{Kind: CounterDRAM, Core: -1, T: t, Value: bytes * gbs})
 		}
-		tl.Samples = append(tl.Samples, TraceSample{Kind: CounterDRAM, Core: -1, T: end, Value: 0})
+		tl.Samples = append(tl.Samples, Sample{Kind: CounterDRAM, Core: -1, T: end, Value: 0})
 	}
-	slices.SortFunc(tl.TGs, func(a, b TraceTG) int { return a.ID - b.ID })
+	slices.SortFunc(tl.TGs, func(a, b TGInfo) int { return a.ID - b.ID })
 }

@@ -1,4 +1,4 @@
-package sim_test
+package trace_test
 
 import (
 	"math"
@@ -8,11 +8,12 @@ import (
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
+	"github.com/metalsim/metalsim/trace"
 )
 
-// TestTraceRunDoesNotChangeTiming: views are consumers. A full traced run
+// TestObservedRunDoesNotChangeTiming: views are consumers. A full traced run
 // times exactly like the detailed engine without a recorder.
-func TestTraceRunDoesNotChangeTiming(t *testing.T) {
+func TestObservedRunDoesNotChangeTiming(t *testing.T) {
 	chip := mustChip(t, "M1 Pro 16-core GPU")
 	p := tile.Problem{Experts: 16, Used: 4, M: 256, K: 512, Tokens: 64, TypeA: dequant.Q4_0}
 	k := tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}
@@ -29,11 +30,11 @@ func TestTraceRunDoesNotChangeTiming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := sim.NewTraceRecorder(sim.TraceOptions{Full: true, Cores: []int{0, 5}})
+	rec, err := trace.NewRecorder(trace.RecordOptions{Full: true, Cores: []int{0, 5}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	traced, err := s.TraceRun(p, k, chip, 3, rec)
+	traced, err := s.Observe(p, k, chip, 3, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func TestTraceRunDoesNotChangeTiming(t *testing.T) {
 	if !tl.Complete || tl.SimulatedCycles != int64(plain.Cycles) {
 		t.Errorf("complete %v, simulated %d cycles, want %v", tl.Complete, tl.SimulatedCycles, plain.Cycles)
 	}
-	kinds := map[sim.TraceSpanKind]int{}
+	kinds := map[trace.SpanKind]int{}
 	for _, sp := range tl.Spans {
 		kinds[sp.Kind]++
 		if sp.Core != 0 && sp.Core != 5 {
@@ -57,7 +58,7 @@ func TestTraceRunDoesNotChangeTiming(t *testing.T) {
 			t.Fatalf("span %+v: threadgroup unknown", sp)
 		}
 	}
-	for _, k := range []sim.TraceSpanKind{sim.SpanThreadgroup, sim.SpanPhase, sim.SpanBarrier} {
+	for _, k := range []trace.SpanKind{trace.SpanThreadgroup, trace.SpanPhase, trace.SpanBarrier} {
 		if kinds[k] == 0 {
 			t.Errorf("no %v spans", k)
 		}
@@ -65,7 +66,7 @@ func TestTraceRunDoesNotChangeTiming(t *testing.T) {
 	// the DRAM counter carries the bytes the run moved (all inside the window)
 	var dram float64
 	for _, s := range tl.Samples {
-		if s.Kind == sim.CounterDRAM {
+		if s.Kind == trace.CounterDRAM {
 			dram += s.Value * 1e9 * float64(tl.Sample) / (tl.ClockMHz * 1e6)
 		}
 	}
@@ -79,11 +80,11 @@ func TestTraceRunDoesNotChangeTiming(t *testing.T) {
 func TestTraceStopsAfterWindow(t *testing.T) {
 	chip := mustChip(t, "M5 10-core GPU")
 	p := tile.Problem{Experts: 32, Used: 8, M: 512, K: 1024, Tokens: 256, TypeA: dequant.Q4_0}
-	rec, err := sim.NewTraceRecorder(sim.TraceOptions{StartUs: 5, EndUs: 15})
+	rec, err := trace.NewRecorder(trace.RecordOptions{StartUs: 5, EndUs: 15})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sim.NewSimulator().TraceRun(p, tile.Kernel{Variant: tile.HalfTile(), Path: tile.Tensor}, chip, 1, rec); err != nil {
+	if _, err := sim.NewSimulator().Observe(p, tile.Kernel{Variant: tile.HalfTile(), Path: tile.Tensor}, chip, 1, rec); err != nil {
 		t.Fatal(err)
 	}
 	tl := rec.Timeline()
@@ -93,7 +94,7 @@ func TestTraceStopsAfterWindow(t *testing.T) {
 	if len(tl.Spans) == 0 {
 		t.Fatal("no spans")
 	}
-	cut := map[sim.TraceSpanKind]int{}
+	cut := map[trace.SpanKind]int{}
 	for _, sp := range tl.Spans {
 		if sp.Start < tl.Start || sp.End > tl.End {
 			t.Fatalf("span %+v outside [%d, %d]", sp, tl.Start, tl.End)
@@ -107,37 +108,37 @@ func TestTraceStopsAfterWindow(t *testing.T) {
 			cut[sp.Kind]++
 		}
 	}
-	if cut[sim.SpanThreadgroup] == 0 || cut[sim.SpanPhase] == 0 {
+	if cut[trace.SpanThreadgroup] == 0 || cut[trace.SpanPhase] == 0 {
 		t.Errorf("spans cut by the window's end, by kind: %v; want threadgroups and phases", cut)
 	}
 }
 
 func TestTraceOptionErrors(t *testing.T) {
 	for _, tc := range []struct {
-		opt  sim.TraceOptions
+		opt  trace.RecordOptions
 		want string
 	}{
-		{sim.TraceOptions{StartUs: 10, EndUs: 5}, "window"},
-		{sim.TraceOptions{StartUs: -1, EndUs: 5}, "window"},
-		{sim.TraceOptions{Cores: []int{}}, "at least one core"},
-		{sim.TraceOptions{Cores: []int{-2}}, "core -2"},
-		{sim.TraceOptions{MaxEvents: -1}, "max events"},
-		{sim.TraceOptions{IdleNs: math.NaN()}, "idle"},
-		{sim.TraceOptions{SampleUs: -1}, "sample interval"},
-		{sim.TraceOptions{SampleUs: 0.001, MaxEvents: 1000}, "no room"},
+		{trace.RecordOptions{StartUs: 10, EndUs: 5}, "window"},
+		{trace.RecordOptions{StartUs: -1, EndUs: 5}, "window"},
+		{trace.RecordOptions{Cores: []int{}}, "at least one core"},
+		{trace.RecordOptions{Cores: []int{-2}}, "core -2"},
+		{trace.RecordOptions{MaxEvents: -1}, "max events"},
+		{trace.RecordOptions{IdleNs: math.NaN()}, "idle"},
+		{trace.RecordOptions{SampleUs: -1}, "sample interval"},
+		{trace.RecordOptions{SampleUs: 0.001, MaxEvents: 1000}, "no room"},
 	} {
-		_, err := sim.NewTraceRecorder(tc.opt)
+		_, err := trace.NewRecorder(tc.opt)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want one containing %q", tc.opt, err, tc.want)
 		}
 	}
 	chip := mustChip(t, "M1 8-core GPU")
-	rec, err := sim.NewTraceRecorder(sim.TraceOptions{Cores: []int{8}})
+	rec, err := trace.NewRecorder(trace.RecordOptions{Cores: []int{8}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	k := tile.Kernel{Variant: tile.Upstream(), Path: tile.Simdgroup}
-	if _, err := sim.NewSimulator().TraceRun(smallProblem, k, chip, 1, rec); err == nil || !strings.Contains(err.Error(), "8 cores") {
+	if _, err := sim.NewSimulator().Observe(smallProblem, k, chip, 1, rec); err == nil || !strings.Contains(err.Error(), "8 cores") {
 		t.Errorf("core 8 of 8: %v", err)
 	}
 }
@@ -150,11 +151,11 @@ func TestTraceCapCutsInFlight(t *testing.T) {
 	chip := mustChip(t, "M1 Pro 16-core GPU")
 	k := tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}
 	for _, full := range []bool{false, true} {
-		rec, err := sim.NewTraceRecorder(sim.TraceOptions{Cores: []int{0}, MaxEvents: 300, Full: full})
+		rec, err := trace.NewRecorder(trace.RecordOptions{Cores: []int{0}, MaxEvents: 300, Full: full})
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := sim.NewSimulator().TraceRun(smallProblem, k, chip, 1, rec)
+		res, err := sim.NewSimulator().Observe(smallProblem, k, chip, 1, rec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,7 +165,7 @@ func TestTraceCapCutsInFlight(t *testing.T) {
 		}
 		cut := 0
 		for _, sp := range tl.Spans {
-			if sp.Kind == sim.SpanThreadgroup && sp.Open && sp.End == tl.TruncatedAt {
+			if sp.Kind == trace.SpanThreadgroup && sp.Open && sp.End == tl.TruncatedAt {
 				cut++
 			}
 		}
@@ -188,3 +189,14 @@ func TestTraceCapCutsInFlight(t *testing.T) {
 		}
 	}
 }
+
+func mustChip(t testing.TB, name string) *sim.Chip {
+	t.Helper()
+	c, err := sim.LookupChip(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+var smallProblem = tile.Problem{Experts: 32, Used: 4, M: 256, K: 512, Tokens: 128, TypeA: dequant.Q4_0}
