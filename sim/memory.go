@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/metalsim/metalsim/isa"
 )
@@ -167,4 +168,104 @@ func newTGTraffic(p *isa.Program, mem *progMem, repeat bool, weightLvl, actLvl i
 	}
 	tr.dramStep = loadDRAM(isa.StreamWeights, w, repeat, mem.actReuse) + loadDRAM(isa.StreamActivations, a, repeat, mem.actReuse)
 	return tr
+}
+
+// loadLatency returns the memory latency of a device or constant load group
+// issued at t, and accounts its DRAM traffic.
+func (c *coreSim) loadLatency(sg *sgRun, in *op, t int64) int64 {
+	tg := &c.tgs[sg.tg]
+	newLine := in.stream == isa.StreamWeights && tg.mem.newLine(int(sg.sg), sg.step)
+	lvl := loadLevel(in.stream, newLine, tg.repeat, c.weightLvl, c.actLvl)
+	dramBytes := c.loadDRAMBytes(sg, in)
+	if sg.ii == 0 {
+		c.stats.levelBytes[lvl] += float64(in.unique)
+	}
+	lat := c.m.lat[lvl]
+	if dramBytes > 0 {
+		c.stats.dramBytes += dramBytes
+		if c.dram != nil {
+			// the transfer queues behind earlier ones at the channel's bandwidth
+			lat = max(lat, cyc(c.dram.reserve(float64(t), dramBytes))-t)
+		}
+	}
+	return lat
+}
+
+// loadLevel returns the memory level that serves a device load of stream s
+// (docs/model.md §2, "Memory"): codebooks from L1, routing metadata from L2, a
+// weight load that touches a line its threadgroup has not touched from DRAM
+// (from the SLC when a neighbouring threadgroup just read the same tile), any
+// other weight load from weightLvl and activations from actLvl.
+func loadLevel(s isa.Stream, newLine, repeat bool, weightLvl, actLvl int) int {
+	switch s {
+	case isa.StreamCodebook:
+		return lvlL1
+	case isa.StreamWeights:
+		switch {
+		case newLine && repeat:
+			return lvlSLC
+		case newLine:
+			return lvlDRAM
+		}
+		return weightLvl
+	case isa.StreamActivations:
+		return actLvl
+	}
+	return lvlL2
+}
+
+// loadDRAMBytes returns the DRAM bytes a device load group's instruction
+// brings in (counted once per group, at its first instruction): a tile's new
+// weight bytes, unless a neighbouring threadgroup just read them, and its
+// share of the activation rows' bytes.
+func (c *coreSim) loadDRAMBytes(sg *sgRun, in *op) float64 {
+	if sg.ii != 0 {
+		return 0
+	}
+	tg := &c.tgs[sg.tg]
+	return loadDRAM(in.stream, float64(in.unique), tg.repeat, tg.mem.actReuse)
+}
+
+// loadDRAM returns the DRAM bytes of a device load group of stream s that
+// requests unique distinct bytes: all of a tile's weight bytes unless a
+// neighbouring threadgroup just read them (repeat), and the activations' share
+// of the first of the actReuse row tiles reading them, which misses the caches.
+func loadDRAM(s isa.Stream, unique float64, repeat bool, actReuse int) float64 {
+	switch s {
+	case isa.StreamWeights:
+		if !repeat {
+			return unique
+		}
+	case isa.StreamActivations:
+		return unique / float64(actReuse)
+	}
+	return 0
+}
+
+// usesDRAM reports whether sg's current instruction, issued next, queues a
+// transfer on the DRAM channel (issueOther: a device store's first
+// instruction, a load with DRAM bytes).
+func (c *coreSim) usesDRAM(sg *sgRun) bool {
+	in := &sg.cur
+	if in.done != doneDevice {
+		return false
+	}
+	if in.class.Result() == isa.ResultDeviceStore {
+		return sg.ii == 0
+	}
+	return c.loadDRAMBytes(sg, in) > 0
+}
+
+// dramServer is a DRAM channel: transfers are served in order at the achievable
+// bandwidth (chip-wide in the detailed engine, a core's share in mix runs).
+type dramServer struct {
+	free        float64
+	bytesPerClk float64
+}
+
+// reserve queues a transfer that starts no earlier than t and returns its
+// completion time.
+func (d *dramServer) reserve(t, bytes float64) float64 {
+	d.free = math.Max(d.free, t) + bytes/d.bytesPerClk
+	return d.free
 }
