@@ -168,7 +168,7 @@ func TestDenseKernelRulesAgree(t *testing.T) {
 				for n := 1; n <= 12; n++ {
 					vars := fmt.Sprintf("type_a=%s,type_b=%s,m=64,n=%d,k=%d", typ, tb, n, k)
 					p := tile.DenseProblem{M: 64, N: n, K: k, TypeA: typ, HalfB: tb == "f16"}
-					if got, want := denseKernel(mustParams(t, vars)), tile.ChooseDense(p).String(); got != want {
+					if got, want := denseKernel(mustParams(t, vars)), tile.DenseWorkload(p).Dispatch().String(); got != want {
 						t.Errorf("%s: accuracy %s, tile %s", vars, got, want)
 					}
 				}

@@ -264,7 +264,7 @@ func matchMulMat(c Case) (Case, error) {
 	if err := prob.Validate(); err != nil {
 		return c, err
 	}
-	c.Kernel = tile.ChooseDense(prob).String()
+	c.Kernel = tile.DenseWorkload(prob).Dispatch().String()
 	if nk := tile.DenseGeometry(tile.Simdgroup).NK; c.Kernel == KernelMulMM && prob.K%nk != 0 { // nk is the same on both paths
 		c.Reason = fmt.Sprintf("k = %d is not a multiple of %d: mul_mm's bounds-checked K tail (bc_inp) is not modelled", prob.K, nk)
 		return c, nil
@@ -273,23 +273,15 @@ func matchMulMat(c Case) (Case, error) {
 	return c, nil
 }
 
-// denseKernel applies the host's MUL_MAT kernel choice (kernel-facts 2.1) to a
-// dense case's parameters, as far as they say (also for weight types metalsim
-// does not decode; tile.ChooseDense is the same rule on a problem).
+// denseKernel applies the host's MUL_MAT kernel choice (tile.DenseDispatch,
+// kernel-facts 2.1) to a dense case's parameters, as far as they say (also
+// for weight types metalsim does not decode: the rule takes the type's name).
 func denseKernel(p hw.Params) string {
 	n, _ := p.Int("n")
 	k, _ := p.Int("k")
 	ta, _ := p.String("type_a")
 	tb, _ := p.String("type_b")
-	extTypes := []string{"f32", "f16", "bf16", "q1_0", "q2_0", "q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "mxfp4", "iq4_nl"}
-	kTypes := []string{"q4_K", "q5_K", "q6_K", "q2_K", "q3_K"}
-	if tb == "f32" && k%128 == 0 && ((slices.Contains(extTypes, ta) && n >= 2 && n <= 8) || (slices.Contains(kTypes, ta) && n >= 4 && n <= 8)) {
-		return KernelMulMVExt
-	}
-	if k >= 64 && n > 8 {
-		return KernelMulMM
-	}
-	return KernelMulMV
+	return tile.DenseDispatch(ta, n, k, tb == "f32").String()
 }
 
 // requireParams checks that a row's parameters hold every key, naming the

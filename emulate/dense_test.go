@@ -98,8 +98,8 @@ func reference(p tile.DenseProblem, w []byte, src1 []float32, wf, yf func(float3
 func same(v float32) float32 { return v }
 
 // denseVec returns the mat-vec geometry a dense case runs with.
-func denseVec(p tile.DenseProblem, kern tile.DenseKernel) tile.VecKernel {
-	if kern == tile.DenseMulMVExt {
+func denseVec(p tile.DenseProblem, kern tile.MetalKernel) tile.VecKernel {
+	if kern == tile.KernelMulMVExt {
 		v, _ := tile.MulMVExt(p.TypeA, p.K, p.N)
 		return v
 	}
@@ -123,7 +123,7 @@ func worst(dst, ref []float32, sum []float64, n int, tol func(int, float64) floa
 // kernelCase is one dense problem and the kernel it must run.
 type kernelCase struct {
 	p    tile.DenseProblem
-	kern tile.DenseKernel
+	kern tile.MetalKernel
 	path tile.Path
 }
 
@@ -134,7 +134,7 @@ func (c kernelCase) String() string {
 // checkDense emulates a case and compares it with the reference of its kernel.
 func checkDense(t *testing.T, c kernelCase, seed uint64) []float32 {
 	t.Helper()
-	if got := tile.ChooseDense(c.p); got != c.kern {
+	if got := tile.DenseWorkload(c.p).Dispatch(); got != c.kern {
 		t.Fatalf("%v: the host picks %s", c, got)
 	}
 	ts := emulate.RandomDenseTensors(c.p, seed)
@@ -143,7 +143,7 @@ func checkDense(t *testing.T, c kernelCase, seed uint64) []float32 {
 		t.Fatalf("%v: %v", c, err)
 	}
 	wf, yf, tol, n := same, same, vecTol, vecDepth(denseVec(c.p, c.kern), c.p.K)
-	if c.kern == tile.DenseMulMM {
+	if c.kern == tile.KernelMulMM {
 		wf, yf, tol, n = dequant.RoundHalf, dequant.RoundHalf, halfTol, c.p.K
 		if c.path == tile.Tensor {
 			yf = isa.Truncate10
@@ -168,25 +168,25 @@ func TestDenseKernelsAgainstReference(t *testing.T) {
 	for _, typ := range dequant.Types() {
 		for _, path := range []tile.Path{tile.Simdgroup, tile.Tensor} {
 			cases = append(cases,
-				kernelCase{tile.DenseProblem{M: 96, N: 40, K: 256, TypeA: typ}, tile.DenseMulMM, path},
-				kernelCase{tile.DenseProblem{M: 64, N: 64, K: 256, TypeA: typ, HalfB: true}, tile.DenseMulMM, path})
+				kernelCase{tile.DenseProblem{M: 96, N: 40, K: 256, TypeA: typ}, tile.KernelMulMM, path},
+				kernelCase{tile.DenseProblem{M: 64, N: 64, K: 256, TypeA: typ, HalfB: true}, tile.KernelMulMM, path})
 		}
 		k := 256
 		if !typ.Quantized() || typ == dequant.Q8_0 || typ == dequant.Q4_0 {
 			k = 1536 // 3 simdgroups split K; q4_0: 3 k-steps
 		}
 		cases = append(cases,
-			kernelCase{tile.DenseProblem{M: 21, N: 1, K: k, TypeA: typ}, tile.DenseMulMV, 0},
-			kernelCase{tile.DenseProblem{M: 13, N: 3, K: 256, TypeA: typ, HalfB: true}, tile.DenseMulMV, 0})
+			kernelCase{tile.DenseProblem{M: 21, N: 1, K: k, TypeA: typ}, tile.KernelMulMV, 0},
+			kernelCase{tile.DenseProblem{M: 13, N: 3, K: 256, TypeA: typ, HalfB: true}, tile.KernelMulMV, 0})
 		if typ.Codebook() {
-			cases = append(cases, kernelCase{tile.DenseProblem{M: 9, N: 3, K: 2048, TypeA: typ}, tile.DenseMulMV, 0})
+			cases = append(cases, kernelCase{tile.DenseProblem{M: 9, N: 3, K: 2048, TypeA: typ}, tile.KernelMulMV, 0})
 		}
 	}
 	for _, typ := range []dequant.Type{dequant.F32, dequant.F16, dequant.Q4_0, dequant.Q8_0} {
 		for _, n := range []int{2, 3, 4, 5, 6, 7, 8} {
-			cases = append(cases, kernelCase{tile.DenseProblem{M: 19, N: n, K: 256, TypeA: typ}, tile.DenseMulMVExt, 0})
+			cases = append(cases, kernelCase{tile.DenseProblem{M: 19, N: n, K: 256, TypeA: typ}, tile.KernelMulMVExt, 0})
 		}
-		cases = append(cases, kernelCase{tile.DenseProblem{M: 11, N: 2, K: 384, TypeA: typ}, tile.DenseMulMVExt, 0})
+		cases = append(cases, kernelCase{tile.DenseProblem{M: 11, N: 2, K: 384, TypeA: typ}, tile.KernelMulMVExt, 0})
 	}
 	for i, c := range cases {
 		checkDense(t, c, uint64(i)+1)
@@ -198,19 +198,19 @@ func TestDenseKernelsAgainstReference(t *testing.T) {
 func TestMulMVKernelsAgree(t *testing.T) {
 	p := tile.DenseProblem{M: 24, N: 4, K: 512, TypeA: dequant.Q4_0}
 	ts := emulate.RandomDenseTensors(p, 7)
-	mv, err := emulate.Dense(p, tile.DenseMulMV, 0, ts, 0)
+	mv, err := emulate.Dense(p, tile.KernelMulMV, 0, ts, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ext, err := emulate.Dense(p, tile.DenseMulMVExt, 0, ts, 0)
+	ext, err := emulate.Dense(p, tile.KernelMulMVExt, 0, ts, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ref, sum := reference(p, ts.Weights, ts.Src1, same, same)
 	for _, k := range []struct {
-		kern tile.DenseKernel
+		kern tile.MetalKernel
 		dst  []float32
-	}{{tile.DenseMulMV, mv.Dst}, {tile.DenseMulMVExt, ext.Dst}} {
+	}{{tile.KernelMulMV, mv.Dst}, {tile.KernelMulMVExt, ext.Dst}} {
 		if r := worst(k.dst, ref, sum, vecDepth(denseVec(p, k.kern), p.K), vecTol); r > 1 {
 			t.Errorf("%s: error %.3g x tolerance", k.kern, r)
 		}
@@ -262,8 +262,8 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 // TestEmulateDenseDeterministic: the same bits with 1 and 3 workers.
 func TestEmulateDenseDeterministic(t *testing.T) {
 	for _, c := range []kernelCase{
-		{tile.DenseProblem{M: 100, N: 50, K: 256, TypeA: dequant.IQ2_XS}, tile.DenseMulMM, tile.Tensor},
-		{tile.DenseProblem{M: 100, N: 5, K: 256, TypeA: dequant.Q8_0}, tile.DenseMulMVExt, 0},
+		{tile.DenseProblem{M: 100, N: 50, K: 256, TypeA: dequant.IQ2_XS}, tile.KernelMulMM, tile.Tensor},
+		{tile.DenseProblem{M: 100, N: 5, K: 256, TypeA: dequant.Q8_0}, tile.KernelMulMVExt, 0},
 	} {
 		ts := emulate.RandomDenseTensors(c.p, 9)
 		a, err := emulate.MulMat(c.p, c.path, ts, 1)
@@ -319,7 +319,7 @@ func TestDenseCounters(t *testing.T) {
 // the type.
 func TestDenseKernelErrors(t *testing.T) {
 	p := tile.DenseProblem{M: 8, N: 9, K: 256, TypeA: dequant.IQ2_S}
-	if _, err := emulate.Dense(p, tile.DenseMulMVExt, 0, emulate.RandomDenseTensors(p, 1), 0); err == nil || !strings.Contains(err.Error(), "type_a = iq2_s") {
+	if _, err := emulate.Dense(p, tile.KernelMulMVExt, 0, emulate.RandomDenseTensors(p, 1), 0); err == nil || !strings.Contains(err.Error(), "type_a = iq2_s") {
 		t.Errorf("mul_mv_ext of iq2_s: %v", err)
 	}
 }

@@ -132,13 +132,13 @@ func (s *Simulator) MulMVIDGrid(p tile.Problem, ids []int32, chip *Chip) (*Grid,
 
 // DenseGrid returns the dispatch of the kernel the host picks for a MUL_MAT
 // (path selects kernel_mul_mm's body), and the kernel.
-func (s *Simulator) DenseGrid(p tile.DenseProblem, path tile.Path, chip *Chip) (*Grid, tile.DenseKernel, error) {
+func (s *Simulator) DenseGrid(p tile.DenseProblem, path tile.Path, chip *Chip) (*Grid, tile.MetalKernel, error) {
 	if err := p.Validate(); err != nil {
 		return nil, 0, err
 	}
-	kern := tile.ChooseDense(p)
+	kern := tile.DenseWorkload(p).Dispatch()
 	rb, _ := p.TypeA.RowBytes(p.K)
-	if kern == tile.DenseMulMM {
+	if kern == tile.KernelMulMM {
 		b, err := s.mmBuilder(p, path)
 		if err != nil {
 			return nil, kern, err
@@ -219,7 +219,7 @@ func (s *Simulator) RunMulMVID(p tile.Problem, chip *Chip, opt Options) (*Result
 }
 
 // RunMulMat predicts the time of one MUL_MAT: the kernel the host picks
-// (tile.ChooseDense) on the chip, path selecting kernel_mul_mm's body (the
+// (tile.Workload.Dispatch) on the chip, path selecting kernel_mul_mm's body (the
 // chip's default: DefaultPath), plus one dispatch boundary. The dispatch does
 // not depend on a routing, so it is timed once.
 func (s *Simulator) RunMulMat(p tile.DenseProblem, path tile.Path, chip *Chip, opt Options) (*Result, error) {
@@ -230,7 +230,7 @@ func (s *Simulator) RunMulMat(p tile.DenseProblem, path tile.Path, chip *Chip, o
 		return nil, err
 	}
 	res := &Result{Dense: p, KernelName: kern.String(), Chip: chip.Name, Engine: opt.Engine, Draws: 1}
-	if kern == tile.DenseMulMM {
+	if kern == tile.KernelMulMM {
 		res.Kernel.Path = path
 	}
 	res.Counters = countGrid(g)

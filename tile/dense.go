@@ -2,7 +2,6 @@ package tile
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/isa"
@@ -85,45 +84,6 @@ func (p DenseProblem) String() string {
 // FLOPs returns the floating-point operations test-backend-ops credits the case
 // with: 2·m·n·k.
 func (p DenseProblem) FLOPs() float64 { return 2 * float64(p.M) * float64(p.N) * float64(p.K) }
-
-// DenseKernel is the Metal kernel the host runs for a MUL_MAT.
-type DenseKernel uint8
-
-// The three dense kernels.
-const (
-	DenseMulMV    DenseKernel = iota // kernel_mul_mv_<type>_f32: mat-vec, one token per threadgroup
-	DenseMulMVExt                    // kernel_mul_mv_ext: 2-8 tokens per threadgroup
-	DenseMulMM                       // kernel_mul_mm: the mat-mat tile
-)
-
-// String returns the kernel's short name: "mul_mv", "mul_mv_ext" or "mul_mm".
-func (k DenseKernel) String() string {
-	switch k {
-	case DenseMulMVExt:
-		return "mul_mv_ext"
-	case DenseMulMM:
-		return "mul_mm"
-	}
-	return "mul_mv"
-}
-
-// extTypes are the weight types (of those metalsim decodes) that have a
-// mul_mv_ext kernel for 2 <= n <= 8 (kernel-facts §2.1; iq types never do).
-var extTypes = []dequant.Type{dequant.F32, dequant.F16, dequant.Q4_0, dequant.Q8_0}
-
-// ChooseDense applies the host's kernel choice (kernel-facts §2.1, in order):
-// mul_mv_ext for f32 activations, k % 128 == 0, 2 <= n <= 8 and a type that has
-// one; mul_mm for k >= 64 and n > 8 (every chip metalsim knows has simdgroup
-// matrices); mul_mv otherwise.
-func ChooseDense(p DenseProblem) DenseKernel {
-	switch {
-	case !p.HalfB && p.K%128 == 0 && p.N >= 2 && p.N <= 8 && slices.Contains(extTypes, p.TypeA):
-		return DenseMulMVExt
-	case p.K >= 64 && p.N > 8:
-		return DenseMulMM
-	}
-	return DenseMulMV
-}
 
 // MMBuilder makes the programs of the dense kernel_mul_mm for one problem on one
 // path and caches them by tile context. It is safe for concurrent use; returned
@@ -296,8 +256,8 @@ func (b *MMBuilder) buildTensor(c Context) *isa.Program {
 
 // DenseVecKernel returns the geometry of the mat-vec kernel kern (mul_mv or
 // mul_mv_ext) for a dense problem.
-func DenseVecKernel(p DenseProblem, kern DenseKernel) (VecKernel, error) {
-	if kern != DenseMulMVExt {
+func DenseVecKernel(p DenseProblem, kern MetalKernel) (VecKernel, error) {
+	if kern != KernelMulMVExt {
 		return MulMV(p.TypeA, p.K, false), nil
 	}
 	if p.HalfB {

@@ -7,24 +7,24 @@ import (
 	"github.com/metalsim/metalsim/isa"
 )
 
-// TestChooseDense follows kernel-facts §2.1's order on the types metalsim
+// TestDenseDispatch follows kernel-facts §2.1's order on the types metalsim
 // decodes.
-func TestChooseDense(t *testing.T) {
+func TestDenseDispatch(t *testing.T) {
 	for _, tc := range []struct {
 		p    DenseProblem
-		want DenseKernel
+		want MetalKernel
 	}{
-		{DenseProblem{M: 64, N: 1, K: 256, TypeA: dequant.Q4_0}, DenseMulMV},
-		{DenseProblem{M: 64, N: 2, K: 256, TypeA: dequant.Q4_0}, DenseMulMVExt},
-		{DenseProblem{M: 64, N: 8, K: 256, TypeA: dequant.F32}, DenseMulMVExt},
-		{DenseProblem{M: 64, N: 8, K: 256, TypeA: dequant.Q8_0, HalfB: true}, DenseMulMV}, // ext needs f32 activations
-		{DenseProblem{M: 64, N: 4, K: 192, TypeA: dequant.F16}, DenseMulMV},               // k % 128 != 0
-		{DenseProblem{M: 64, N: 4, K: 256, TypeA: dequant.IQ2_XXS}, DenseMulMV},           // iq: no ext
-		{DenseProblem{M: 64, N: 9, K: 256, TypeA: dequant.IQ2_XXS}, DenseMulMM},
-		{DenseProblem{M: 64, N: 9, K: 64, TypeA: dequant.F16}, DenseMulMM},
-		{DenseProblem{M: 64, N: 512, K: 48, TypeA: dequant.F16}, DenseMulMV}, // k < 64
+		{DenseProblem{M: 64, N: 1, K: 256, TypeA: dequant.Q4_0}, KernelMulMV},
+		{DenseProblem{M: 64, N: 2, K: 256, TypeA: dequant.Q4_0}, KernelMulMVExt},
+		{DenseProblem{M: 64, N: 8, K: 256, TypeA: dequant.F32}, KernelMulMVExt},
+		{DenseProblem{M: 64, N: 8, K: 256, TypeA: dequant.Q8_0, HalfB: true}, KernelMulMV}, // ext needs f32 activations
+		{DenseProblem{M: 64, N: 4, K: 192, TypeA: dequant.F16}, KernelMulMV},               // k % 128 != 0
+		{DenseProblem{M: 64, N: 4, K: 256, TypeA: dequant.IQ2_XXS}, KernelMulMV},           // iq: no ext
+		{DenseProblem{M: 64, N: 9, K: 256, TypeA: dequant.IQ2_XXS}, KernelMulMM},
+		{DenseProblem{M: 64, N: 9, K: 64, TypeA: dequant.F16}, KernelMulMM},
+		{DenseProblem{M: 64, N: 512, K: 48, TypeA: dequant.F16}, KernelMulMV}, // k < 64
 	} {
-		if got := ChooseDense(tc.p); got != tc.want {
+		if got := DenseWorkload(tc.p).Dispatch(); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.p, got, tc.want)
 		}
 	}

@@ -2,7 +2,7 @@ package tile
 
 import (
 	"fmt"
-	"slices"
+	"strings"
 
 	"github.com/metalsim/metalsim/dequant"
 )
@@ -25,14 +25,16 @@ import (
 // MulMVExt returns the mul_mv_ext geometry for n tokens, or an error naming the
 // rule the problem breaks.
 func MulMVExt(t dequant.Type, k, n int) (VecKernel, error) {
-	if !slices.Contains(extTypes, t) {
-		return VecKernel{}, fmt.Errorf("mul_mv_ext: type_a = %s: no mul_mv_ext kernel (types %v)", t, extTypes)
+	lo, hi, ok := extTokens(t.String())
+	if !ok {
+		return VecKernel{}, fmt.Errorf("mul_mv_ext: type_a = %s: no mul_mv_ext kernel (types %s; %s for 4 to 8 tokens)", t,
+			strings.Join(extTypes, ", "), strings.Join(extKTypes, ", "))
 	}
 	if k%128 != 0 {
 		return VecKernel{}, fmt.Errorf("mul_mv_ext: k = %d: must be a multiple of 128", k)
 	}
-	if n < 2 || n > 8 {
-		return VecKernel{}, fmt.Errorf("mul_mv_ext: n = %d: must be in [2, 8]", n)
+	if n < lo || n > hi {
+		return VecKernel{}, fmt.Errorf("mul_mv_ext: n = %d: must be in [%d, %d] for type_a = %s", n, lo, hi, t)
 	}
 	nxpsg := 8
 	if k%256 == 0 && n < 3 {
