@@ -148,7 +148,8 @@ func predict(s *sim.Simulator, c Case, opt sim.Options) (*sim.Result, error) {
 	case KernelMulMVID:
 		return s.RunMulMVID(c.Problem, c.Chip, opt)
 	case KernelMulMM, KernelMulMV, KernelMulMVExt:
-		return s.RunMulMat(c.Dense, c.Path, c.Chip, opt)
+		// the row's variant applies where the kernel has its knobs (mul_mm)
+		return s.RunWorkload(tile.DenseWorkload(c.Dense), tile.Kernel{Variant: c.Variant, Path: c.Path}, tile.KernelAuto, c.Chip, opt)
 	}
 	return nil, fmt.Errorf("kernel %q: not modelled", c.Kernel)
 }

@@ -42,18 +42,23 @@ func RandomDenseTensors(p tile.DenseProblem, seed uint64) *DenseTensors {
 }
 
 // MulMat runs, for values, the kernel the host picks for a MUL_MAT
-// (tile.Workload.Dispatch; path selects kernel_mul_mm's body). dst[j*M + i].
+// (tile.Workload.Dispatch) with the upstream tile; path selects
+// kernel_mul_mm's body. dst[j*M + i].
 func MulMat(p tile.DenseProblem, path tile.Path, t *DenseTensors, workers int) (*Result, error) {
-	return Dense(p, tile.DenseWorkload(p).Dispatch(), path, t, workers)
+	return Dense(p, tile.DenseWorkload(p).Dispatch(), tile.Kernel{Variant: tile.Upstream(), Path: path}, t, workers)
 }
 
-// Dense runs one dense kernel for values, whatever the host would pick
-// (the kernel's own limits still apply: mul_mv_ext's types and n, mul_mm's k).
-func Dense(p tile.DenseProblem, kern tile.MetalKernel, path tile.Path, t *DenseTensors, workers int) (*Result, error) {
+// Dense runs one dense kernel for values, whatever the host would pick (the
+// kernel's own limits still apply: mul_mv_ext's types and n, mul_mm's k);
+// mul_mm runs kernel k's variant on its path.
+func Dense(p tile.DenseProblem, kern tile.MetalKernel, k tile.Kernel, t *DenseTensors, workers int) (*Result, error) {
 	if err := t.Check(p); err != nil {
 		return nil, err
 	}
-	jobs, err := denseJobs(p, kern, path)
+	if err := tile.DenseWorkload(p).CheckKernel(kern); err != nil {
+		return nil, err
+	}
+	jobs, err := denseJobs(p, kern, k)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +121,7 @@ type tgJob struct {
 }
 
 // denseJobs lays out the threadgroups of a dense kernel in dispatch order.
-func denseJobs(p tile.DenseProblem, kern tile.MetalKernel, path tile.Path) ([]tgJob, error) {
+func denseJobs(p tile.DenseProblem, kern tile.MetalKernel, k tile.Kernel) ([]tgJob, error) {
 	rb, err := p.TypeA.RowBytes(p.K)
 	if err != nil {
 		return nil, err
@@ -132,7 +137,7 @@ func denseJobs(p tile.DenseProblem, kern tile.MetalKernel, path tile.Path) ([]tg
 	var tiles []tile.DenseTile
 	switch kern {
 	case tile.KernelMulMM:
-		b, err := tile.NewMMBuilder(p, path)
+		b, err := tile.NewMMVariantBuilder(p, k)
 		if err != nil {
 			return nil, err
 		}

@@ -198,11 +198,11 @@ func TestDenseKernelsAgainstReference(t *testing.T) {
 func TestMulMVKernelsAgree(t *testing.T) {
 	p := tile.DenseProblem{M: 24, N: 4, K: 512, TypeA: dequant.Q4_0}
 	ts := emulate.RandomDenseTensors(p, 7)
-	mv, err := emulate.Dense(p, tile.KernelMulMV, 0, ts, 0)
+	mv, err := emulate.Dense(p, tile.KernelMulMV, tile.Kernel{}, ts, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ext, err := emulate.Dense(p, tile.KernelMulMVExt, 0, ts, 0)
+	ext, err := emulate.Dense(p, tile.KernelMulMVExt, tile.Kernel{}, ts, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +319,39 @@ func TestDenseCounters(t *testing.T) {
 // the type.
 func TestDenseKernelErrors(t *testing.T) {
 	p := tile.DenseProblem{M: 8, N: 9, K: 256, TypeA: dequant.IQ2_S}
-	if _, err := emulate.Dense(p, tile.KernelMulMVExt, 0, emulate.RandomDenseTensors(p, 1), 0); err == nil || !strings.Contains(err.Error(), "type_a = iq2_s") {
+	if _, err := emulate.Dense(p, tile.KernelMulMVExt, tile.Kernel{}, emulate.RandomDenseTensors(p, 1), 0); err == nil || !strings.Contains(err.Error(), "type_a = iq2_s") {
 		t.Errorf("mul_mv_ext of iq2_s: %v", err)
+	}
+}
+
+// TestDenseVariantsAgainstReference: kernel_mul_mm runs a variant's tile and
+// knobs for values as mul_mm_id does: the 64x8 small-batch tile forced where
+// llama.cpp runs mul_mv_ext, the half-tile (edge tiles skip their empty token
+// parts; on the tensor path one matmul2d per part, left operand offset by the
+// part) and zeroed B padding, on full and partial tiles and both paths.
+func TestDenseVariantsAgainstReference(t *testing.T) {
+	for _, tc := range []struct {
+		p tile.DenseProblem
+		k tile.Kernel
+	}{
+		{tile.DenseProblem{M: 96, N: 5, K: 256, TypeA: dequant.Q4_0}, tile.Kernel{Variant: tile.Tile64x8(), Path: tile.Simdgroup}},
+		{tile.DenseProblem{M: 64, N: 8, K: 512, TypeA: dequant.Q8_0}, tile.Kernel{Variant: tile.Tile64x8(), Path: tile.Simdgroup}},
+		{tile.DenseProblem{M: 100, N: 40, K: 256, TypeA: dequant.IQ2_XS}, tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}},
+		{tile.DenseProblem{M: 64, N: 20, K: 256, TypeA: dequant.Q4_0}, tile.Kernel{Variant: tile.HalfTile(), Path: tile.Tensor}},
+		{tile.DenseProblem{M: 64, N: 140, K: 256, TypeA: dequant.F16}, tile.Kernel{Variant: tile.HalfTile(), Path: tile.Tensor}},
+	} {
+		ts := emulate.RandomDenseTensors(tc.p, 3)
+		res, err := emulate.Dense(tc.p, tile.KernelMulMM, tc.k, ts, 0)
+		if err != nil {
+			t.Fatalf("%s %s: %v", tc.p, tc.k, err)
+		}
+		yf := dequant.RoundHalf
+		if tc.k.Path == tile.Tensor {
+			yf = isa.Truncate10
+		}
+		ref, sum := reference(tc.p, ts.Weights, ts.Src1, dequant.RoundHalf, yf)
+		if r := worst(res.Dst, ref, sum, tc.p.K, halfTol); r > 1 {
+			t.Errorf("%s %s: error %.3g x tolerance", tc.p, tc.k, r)
+		}
 	}
 }

@@ -104,7 +104,7 @@ func (v View) At(mem []float32, i0, i1 int) float32 {
 type Matmul struct {
 	M, N, K     int
 	Left, Right View
-	DestRow     int // first staging row (token) the result is stored to
+	DestRow     int // first staging row (token) the result is stored to; matmul2d_dev: the first tile token of its left operand
 	Used        bool
 	// Relaxed is matmul2d's relaxed_precision: float operands are truncated to
 	// 10 mantissa bits before they are multiplied (apple-gpu.md §6.1).

@@ -300,7 +300,7 @@ func execMatmul2DDev(m *Machine, sg int, op Op) {
 	}
 	buf, tmp := m.ext.left, m.ext.tmp[:lv.D0]
 	for tok := 0; tok < lv.D1; tok++ {
-		d.Vector(tok, m.Step*tl.NK, tmp)
+		d.Vector(mm.DestRow+tok, m.Step*tl.NK, tmp) // a token part's view starts at its first token
 		for k, v := range tmp {
 			if mm.Relaxed {
 				v = Truncate10(v)
@@ -318,17 +318,17 @@ func execMatmul2DDev(m *Machine, sg int, op Op) {
 	})
 }
 
-// execStoreCoopDev stores the simdgroup's tiles of coop[A] (M = tokens, N =
-// rows) to dst, bounded by the tile's valid tokens and rows.
+// execStoreCoopDev stores the simdgroup's tiles of coop[A] (M = tokens from
+// DestRow on, N = rows) to dst, bounded by the tile's valid tokens and rows.
 func execStoreCoopDev(m *Machine, sg int, op Op) {
 	tl := &m.P.Tiling
 	mm := &m.P.Matmuls[op.A]
 	d := m.dev()
 	c := m.coop[op.A]
 	ownedTiles(mm, m.P.NSG, sg, func(mt, nt int) {
-		for mi := mt * 16; mi < min(mt*16+16, mm.M, tl.Tokens); mi++ {
+		for mi := mt * 16; mi < min(mt*16+16, mm.M, tl.Tokens-mm.DestRow); mi++ {
 			for ni := nt * 16; ni < min(nt*16+16, mm.N, tl.Rows); ni++ {
-				d.Store(ni, mi, c[mi*mm.N+ni])
+				d.Store(ni, mm.DestRow+mi, c[mi*mm.N+ni])
 			}
 		}
 	})
@@ -572,7 +572,7 @@ func expandStoreCoopDev(p *Program, sg int, op Op, out []Inst) []Inst {
 	tiles, valid := 0, 0
 	ownedTiles(mm, p.NSG, sg, func(mt, nt int) {
 		tiles++
-		valid += min(16, max(0, min(mm.M, tl.Tokens)-16*mt)) * min(16, max(0, min(mm.N, tl.Rows)-16*nt))
+		valid += min(16, max(0, min(mm.M, tl.Tokens-mm.DestRow)-16*mt)) * min(16, max(0, min(mm.N, tl.Rows)-16*nt))
 	})
 	if tiles == 0 {
 		return out

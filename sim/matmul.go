@@ -49,8 +49,8 @@ type vecKey struct {
 }
 
 type mmKey struct {
-	p    tile.DenseProblem
-	path tile.Path
+	p tile.DenseProblem
+	k tile.Kernel
 }
 
 // vecBuilder returns the (shared) builder of a mat-vec kernel.
@@ -69,15 +69,16 @@ func (s *Simulator) vecBuilder(v tile.VecKernel, typeA dequant.Type, halfB bool,
 	return b, nil
 }
 
-// mmBuilder returns the (shared) builder of the dense kernel_mul_mm.
-func (s *Simulator) mmBuilder(p tile.DenseProblem, path tile.Path) (*tile.MMBuilder, error) {
-	key := mmKey{p, path}
+// mmBuilder returns the (shared) builder of the dense kernel_mul_mm with
+// kernel k's variant and path.
+func (s *Simulator) mmBuilder(p tile.DenseProblem, k tile.Kernel) (*tile.MMBuilder, error) {
+	key := mmKey{p, k}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if b, ok := s.mms[key]; ok {
 		return b, nil
 	}
-	b, err := tile.NewMMBuilder(p, path)
+	b, err := tile.NewMMVariantBuilder(p, k)
 	if err != nil {
 		return nil, err
 	}
@@ -130,36 +131,38 @@ func (s *Simulator) MulMVIDGrid(p tile.Problem, ids []int32, chip *Chip) (*Grid,
 	return g, b, nil
 }
 
-// DenseGrid returns the dispatch of the kernel the host picks for a MUL_MAT
-// (path selects kernel_mul_mm's body), and the kernel.
-func (s *Simulator) DenseGrid(p tile.DenseProblem, path tile.Path, chip *Chip) (*Grid, tile.MetalKernel, error) {
+// DenseGrid returns the dispatch of kernel kern (mul_mm, mul_mv or
+// mul_mv_ext) for a MUL_MAT; mul_mm runs kernel k's variant on its path.
+func (s *Simulator) DenseGrid(p tile.DenseProblem, kern tile.MetalKernel, k tile.Kernel, chip *Chip) (*Grid, error) {
 	if err := p.Validate(); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	kern := tile.DenseWorkload(p).Dispatch()
+	if err := tile.DenseWorkload(p).CheckKernel(kern); err != nil {
+		return nil, err
+	}
 	rb, _ := p.TypeA.RowBytes(p.K)
 	if kern == tile.KernelMulMM {
-		b, err := s.mmBuilder(p, path)
+		b, err := s.mmBuilder(p, k)
 		if err != nil {
-			return nil, kern, err
+			return nil, err
 		}
 		g := b.Grid()
 		return &Grid{
 			TiledWeights: true,
-			Kernel:       mmKey{p, path},
+			Kernel:       mmKey{p, b.Kernel},
 			Shape:        b.ShapePrograms(),
 			Launched:     g[0] * g[1],
 			ActReuse:     g[1],
 			TG:           b.Threadgroups(),
-		}, kern, nil
+		}, nil
 	}
 	v, err := tile.DenseVecKernel(p, kern)
 	if err != nil {
-		return nil, kern, err
+		return nil, err
 	}
 	vb, err := s.vecBuilder(v, p.TypeA, p.HalfB, p.K)
 	if err != nil {
-		return nil, kern, err
+		return nil, err
 	}
 	R, T := vb.Kernel.RowsPerTG(), vb.Kernel.Tokens
 	gx, gy := ceilDiv(p.M, R), ceilDiv(p.N, T)
@@ -186,7 +189,7 @@ func (s *Simulator) DenseGrid(p tile.DenseProblem, path tile.Path, chip *Chip) (
 			}
 			return progs[j], y > 0 && fits
 		},
-	}, kern, nil
+	}, nil
 }
 
 // RunMulMVID predicts the time of one MUL_MAT_ID that the host runs as
@@ -218,20 +221,41 @@ func (s *Simulator) RunMulMVID(p tile.Problem, chip *Chip, opt Options) (*Result
 	return res, nil
 }
 
-// RunMulMat predicts the time of one MUL_MAT: the kernel the host picks
-// (tile.Workload.Dispatch) on the chip, path selecting kernel_mul_mm's body (the
-// chip's default: DefaultPath), plus one dispatch boundary. The dispatch does
-// not depend on a routing, so it is timed once.
-func (s *Simulator) RunMulMat(p tile.DenseProblem, path tile.Path, chip *Chip, opt Options) (*Result, error) {
+// RunWorkload predicts the time of one matmul op on a chip: the kernel
+// llama.cpp dispatches for it (tile.Workload.Dispatch), or forced instead
+// (tile.KernelAuto: no forcing), with kernel k's variant and path where the
+// kernel that runs has them (mul_mm_id and mul_mm; tile.DenseKnobs says which
+// knobs the others ignore).
+func (s *Simulator) RunWorkload(w tile.Workload, k tile.Kernel, forced tile.MetalKernel, chip *Chip, opt Options) (*Result, error) {
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	kern, err := w.Kernel(forced)
+	if err != nil {
+		return nil, err
+	}
+	switch kern {
+	case tile.KernelMulMMID:
+		return s.Run(w.MoE, k, chip, opt)
+	case tile.KernelMulMVID:
+		return s.RunMulMVID(w.MoE, chip, opt)
+	}
+	return s.runDense(w.Dense, kern, k, chip, opt)
+}
+
+// runDense predicts the time of one MUL_MAT run as kernel kern, plus one
+// dispatch boundary. The dispatch does not depend on a routing, so it is
+// timed once.
+func (s *Simulator) runDense(p tile.DenseProblem, kern tile.MetalKernel, k tile.Kernel, chip *Chip, opt Options) (*Result, error) {
 	start := time.Now()
 	opt = opt.withDefaults()
-	g, kern, err := s.DenseGrid(p, path, chip)
+	g, err := s.DenseGrid(p, kern, k, chip)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{Dense: p, KernelName: kern.String(), Chip: chip.Name, Engine: opt.Engine, Draws: 1}
 	if kern == tile.KernelMulMM {
-		res.Kernel.Path = path
+		res.Kernel = tile.DenseKernelFor(k)
 	}
 	res.Counters = countGrid(g)
 	res.Sim.Represented = res.Counters.Work.Instructions

@@ -39,7 +39,7 @@ func TestRunOtherKernels(t *testing.T) {
 		{m1, tile.DenseProblem{M: 200, N: 40, K: 1024, TypeA: dequant.F16}, "mul_mm", sim.Fast, 4 * 2},
 		{m5, tile.DenseProblem{M: 200, N: 40, K: 1024, TypeA: dequant.Q4_0}, "mul_mm", sim.Fast, 4},
 	} {
-		r, err := s.RunMulMat(tc.p, sim.DefaultPath(tc.c), tc.c, sim.Options{})
+		r, err := s.RunWorkload(tile.DenseWorkload(tc.p), tile.Kernel{Variant: tile.Upstream(), Path: sim.DefaultPath(tc.c)}, tile.KernelAuto, tc.c, sim.Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.p, err)
 		}
@@ -65,7 +65,7 @@ func TestRunOtherKernels(t *testing.T) {
 func TestMatVecIsDRAMBound(t *testing.T) {
 	c := chip(t, "M1 Pro 16-core GPU")
 	p := tile.DenseProblem{M: 2048, N: 1, K: 4096, TypeA: dequant.Q4_0}
-	r, err := sim.NewSimulator().RunMulMat(p, tile.Simdgroup, c, sim.Options{})
+	r, err := sim.NewSimulator().RunWorkload(tile.DenseWorkload(p), tile.Kernel{Variant: tile.Upstream(), Path: tile.Simdgroup}, tile.KernelAuto, c, sim.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestWeightReuse(t *testing.T) {
 		{tile.DenseProblem{M: 256, N: 2, K: 256, TypeA: dequant.IQ2_XS}, true},
 		{tile.DenseProblem{M: 16384, N: 2, K: 16384, TypeA: dequant.F16}, false},
 	} {
-		g, _, err := s.DenseGrid(tc.p, tile.Simdgroup, c)
+		g, err := s.DenseGrid(tc.p, tile.DenseWorkload(tc.p).Dispatch(), tile.Kernel{Variant: tile.Upstream(), Path: tile.Simdgroup}, c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +136,7 @@ func TestOtherKernelErrors(t *testing.T) {
 		{tile.DenseProblem{M: 8, N: 1, K: 100, TypeA: dequant.Q4_0}, "k = 100"},
 		{tile.DenseProblem{M: 8, N: 16, K: 80, TypeA: dequant.F16}, "k = 80: must be a multiple of 32"},
 	} {
-		if _, err := s.RunMulMat(tc.p, tile.Simdgroup, c, sim.Options{}); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := s.RunWorkload(tile.DenseWorkload(tc.p), tile.Kernel{Variant: tile.Upstream(), Path: tile.Simdgroup}, tile.KernelAuto, c, sim.Options{}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error containing %q", tc.p, err, tc.want)
 		}
 	}

@@ -134,7 +134,7 @@ const (
 )
 
 // Result is a timing prediction for one MUL_MAT_ID (Run, RunMulMVID) or one
-// MUL_MAT (RunMulMat).
+// MUL_MAT (RunWorkload).
 type Result struct {
 	Problem tile.Problem // the MUL_MAT_ID problem (zero for MUL_MAT)
 	// Dense is the MUL_MAT problem (zero for MUL_MAT_ID).

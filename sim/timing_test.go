@@ -640,7 +640,7 @@ func TestMatVecTrafficSameOnBothEngines(t *testing.T) {
 				t.Fatal(err)
 			}
 			mv[i] = r
-			r, err = sim.NewSimulator().RunMulMat(d, tile.Simdgroup, chip, sim.Options{Engine: e})
+			r, err = sim.NewSimulator().RunWorkload(tile.DenseWorkload(d), tile.Kernel{Variant: tile.Upstream(), Path: tile.Simdgroup}, tile.KernelAuto, chip, sim.Options{Engine: e})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -85,12 +85,23 @@ func (p DenseProblem) String() string {
 // with: 2·m·n·k.
 func (p DenseProblem) FLOPs() float64 { return 2 * float64(p.M) * float64(p.N) * float64(p.K) }
 
-// MMBuilder makes the programs of the dense kernel_mul_mm for one problem on one
-// path and caches them by tile context. It is safe for concurrent use; returned
-// programs are immutable.
+// MMBuilder makes the programs of the dense kernel_mul_mm for one problem
+// and one kernel variant on one path, and caches them by tile context. It is
+// safe for concurrent use; returned programs are immutable.
+//
+// The variant's knobs apply as they do to mul_mm_id: the tile (nr0, nr1, nk,
+// simdgroups and their grid), the half-skip of token parts past the tile's
+// tokens (an edge tile's; dense tiles have no routing), zeroed B padding and
+// the codebook reads on the simdgroup path; the tile, simdgroups, half-skip
+// (one matmul2d per used part) and codebook reads on the tensor path, which
+// stages no B tile (DenseKnobs says which knobs a path ignores). A variant
+// with mul_mm_id's upstream tile takes kernel_mul_mm's own (DenseGeometry):
+// 64x128 on the tensor path.
 type MMBuilder struct {
 	Problem DenseProblem
-	Path    Path
+	Kernel  Kernel   // the variant and path, with the dense tile (DenseKernelFor)
+	Path    Path     // Kernel.Path
+	geom    Geometry // Kernel.Geometry
 	// BCOut is the bc_out function constant: M or N is not a multiple of the
 	// tile. On the simdgroup path partial tiles then store through the staging
 	// buffer, and the threadgroup memory is 8192 bytes instead of 6144; the
@@ -102,29 +113,50 @@ type MMBuilder struct {
 	progs programCache
 }
 
-// NewMMBuilder validates the problem for kernel_mul_mm on a path.
+// NewMMBuilder validates the problem for kernel_mul_mm with the upstream tile
+// on a path.
 func NewMMBuilder(p DenseProblem, path Path) (*MMBuilder, error) {
+	return NewMMVariantBuilder(p, Kernel{Variant: Upstream(), Path: path})
+}
+
+// DenseKernelFor returns kernel k as kernel_mul_mm runs it: mul_mm_id's
+// upstream tile becomes kernel_mul_mm's own on the tensor path (64 rows x 128
+// tokens, DenseGeometry); any other tile stays as the variant says.
+func DenseKernelFor(k Kernel) Kernel {
+	if k.Path == Tensor && k.Geometry == DefaultGeometry() {
+		k.Geometry = DenseGeometry(Tensor)
+	}
+	return k
+}
+
+// NewMMVariantBuilder validates the problem and the kernel variant for
+// kernel_mul_mm.
+func NewMMVariantBuilder(p DenseProblem, k Kernel) (*MMBuilder, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	if nk := DenseGeometry(path).NK; p.K%nk != 0 {
-		return nil, fmt.Errorf("problem: k = %d: must be a multiple of %d for mul_mm (the bounds-checked K tail, bc_inp, is not modelled)", p.K, nk)
+	if k.Path != Simdgroup && k.Path != Tensor {
+		return nil, fmt.Errorf("path = %d: must be simdgroup or tensor", k.Path)
 	}
-	if path != Simdgroup && path != Tensor {
-		return nil, fmt.Errorf("path = %d: must be simdgroup or tensor", path)
+	k = DenseKernelFor(k)
+	if err := k.Validate(k.Path); err != nil {
+		return nil, err
+	}
+	g := k.Geometry
+	if p.K%g.NK != 0 {
+		return nil, fmt.Errorf("problem: k = %d: must be a multiple of %d for mul_mm (the bounds-checked K tail, bc_inp, is not modelled)", p.K, g.NK)
 	}
 	rb, _ := p.TypeA.RowBytes(p.K)
-	g := DenseGeometry(path)
-	b := &MMBuilder{Problem: p, Path: path, rowBPS: float64(rb) * float64(g.NK) / float64(p.K)}
+	b := &MMBuilder{Problem: p, Kernel: k, Path: k.Path, geom: g, rowBPS: float64(rb) * float64(g.NK) / float64(p.K)}
 	b.BCOut = p.M%g.NR0 != 0 || p.N%g.NR1 != 0
-	b.inner = &Builder{Kernel: Kernel{Variant: Upstream(), Path: Simdgroup}, typeA: p.TypeA, halfB: p.HalfB, rowBPS: b.rowBPS}
+	b.inner = &Builder{Kernel: Kernel{Variant: k.Variant, Path: Simdgroup}, typeA: p.TypeA, halfB: p.HalfB, rowBPS: b.rowBPS, steps: p.K / g.NK}
 	return b, nil
 }
 
-// DenseGeometry is kernel_mul_mm's tile on a path: the mm_id kernel's
-// upstream geometry (64 weight rows x 32 tokens, nk = 32, 4 simdgroups in a
-// 2x2 grid) on the simdgroup path; 128 tokens per tile on the tensor path
-// (kernel-facts §3).
+// DenseGeometry is kernel_mul_mm's upstream tile on a path: the mm_id
+// kernel's upstream geometry (64 weight rows x 32 tokens, nk = 32, 4
+// simdgroups in a 2x2 grid) on the simdgroup path; 128 tokens per tile on the
+// tensor path (kernel-facts §3).
 func DenseGeometry(path Path) Geometry {
 	g := DefaultGeometry()
 	if path == Tensor {
@@ -133,15 +165,12 @@ func DenseGeometry(path Path) Geometry {
 	return g
 }
 
-// TileShape returns the weight rows and tokens of one tile: 64x32 on the
-// simdgroup path, 64x128 on the tensor path.
-func (b *MMBuilder) TileShape() (nr0, nr1 int) {
-	g := DenseGeometry(b.Path)
-	return g.NR0, g.NR1
-}
+// TileShape returns the weight rows and tokens of one tile (64x32 on the
+// simdgroup path, 64x128 on the tensor path upstream).
+func (b *MMBuilder) TileShape() (nr0, nr1 int) { return b.geom.NR0, b.geom.NR1 }
 
 // Steps returns the k-steps of a tile.
-func (b *MMBuilder) Steps() int { return b.Problem.K / DenseGeometry(b.Path).NK }
+func (b *MMBuilder) Steps() int { return b.Problem.K / b.geom.NK }
 
 // Grid returns the dispatch grid (x = token tiles, y = row tiles, z = 1).
 func (b *MMBuilder) Grid() [3]int {
@@ -190,18 +219,18 @@ func (b *MMBuilder) Program(c Context) *isa.Program {
 }
 
 func (b *MMBuilder) buildSimdgroup(c Context) *isa.Program {
-	g := DenseGeometry(Simdgroup)
-	tgMem := 2 * (g.NR0 + g.NR1) * g.NK // the A and B tiles in half: 6144 bytes
+	g := b.geom
+	tgMem := 2 * (g.NR0 + g.NR1) * g.NK // the A and B tiles in half: 6144 bytes upstream
 	if b.BCOut {
 		tgMem = max(tgMem, 4*g.NR0*g.NR1) // and the float staging of an edge tile over them: 8192
 	}
 	direct := !b.BCOut || (c.Rows == g.NR0 && c.Tokens == g.NR1)
-	p := newProgram(fmt.Sprintf("mul_mm %s/simdgroup rows=%d tokens=%d steps=%d", b.Problem.TypeA, c.Rows, c.Tokens, c.Steps), g.NSG, c.Steps, tgMem)
+	p := newProgram(fmt.Sprintf("mul_mm %s/%s rows=%d tokens=%d steps=%d", b.Problem.TypeA, b.Kernel, c.Rows, c.Tokens, c.Steps), g.NSG, c.Steps, tgMem)
 	p.Tiling = isa.Tiling{
 		NR0: g.NR0, NR1: g.NR1, NK: g.NK, Rows: c.Rows, Tokens: c.Tokens, Threads: 32 * g.NSG,
 		Layout: isa.Blocked8, AOff: 0, BOff: g.NR0 * g.NK, TGHalves: g.NR0*g.NK + g.NR1*g.NK,
 		StageStride: g.NR0, StageFloats: g.NR0 * g.NR1,
-		TypeA: b.Problem.TypeA, Strategy: dequant.ByteReads, HalfB: b.Problem.HalfB,
+		TypeA: b.Problem.TypeA, Strategy: b.Kernel.Codebook, HalfB: b.Problem.HalfB,
 		RowBytesPerStep: b.rowBPS,
 	}
 	for sg := 0; sg < g.NSG; sg++ {
@@ -224,32 +253,72 @@ func (b *MMBuilder) buildSimdgroup(c Context) *isa.Program {
 		}
 		p.Prologue[sg], p.Body[sg], p.Epilogue[sg] = pro, body, epi
 	}
+	p.Skipped.HalfTiles = int64(b.inner.skippedParts(g.NR1/g.NR1H, b.usedParts(c), c.Tokens))
 	return p
 }
 
+// usedParts returns the token parts of NR1H a tile computes: every part, or
+// with the half-skip those holding the tile's tokens.
+func (b *MMBuilder) usedParts(c Context) int {
+	g := b.geom
+	if b.Kernel.HalfSkip {
+		return ceilDiv(c.Tokens, g.NR1H)
+	}
+	return g.NR1 / g.NR1H
+}
+
 func (b *MMBuilder) buildTensor(c Context) *isa.Program {
-	g := DenseGeometry(Tensor)
+	g := b.geom
 	nr0, nr1, nk, nsg := g.NR0, g.NR1, g.NK, g.NSG
-	p := newProgram(fmt.Sprintf("mul_mm %s/tensor rows=%d tokens=%d steps=%d", b.Problem.TypeA, c.Rows, c.Tokens, c.Steps), nsg, c.Steps, nr0*nk*2)
+	p := newProgram(fmt.Sprintf("mul_mm %s/%s rows=%d tokens=%d steps=%d", b.Problem.TypeA, b.Kernel, c.Rows, c.Tokens, c.Steps), nsg, c.Steps, nr0*nk*2)
 	p.Tiling = isa.Tiling{
 		NR0: nr0, NR1: nr1, NK: nk, Rows: c.Rows, Tokens: c.Tokens, Threads: 32 * nsg,
 		Layout: isa.RowMajor, AOff: 0, BOff: nr0 * nk, TGHalves: nr0 * nk,
-		StageStride: nr0, TypeA: b.Problem.TypeA, Strategy: dequant.ByteReads, HalfB: b.Problem.HalfB,
+		StageStride: nr0, TypeA: b.Problem.TypeA, Strategy: b.Kernel.Codebook, HalfB: b.Problem.HalfB,
 		RowBytesPerStep: b.rowBPS,
 	}
 	// left = the tokens x k view on src1 (dextents(kExt, N - rb)), right = the
-	// A tile (dextents(32, 64), strides {1, 32}), transpose_right
-	p.Matmuls = []isa.Matmul{{M: nr1, N: nr0, K: nk, Left: isa.PackedView(0, nk, c.Tokens),
-		Right: isa.PackedView(0, nk, nr0), Used: true, Relaxed: true}}
-	for sg := 0; sg < nsg; sg++ {
-		// 128 A work items for 128 threads: one dequantize call per thread and step
-		p.Prologue[sg] = []isa.Op{alu(isa.ClassInt, denseSetupInts, 4)}
-		p.Body[sg] = []isa.Op{
-			{Code: isa.OpDequantA, N: 0}, {Code: isa.OpStoreA, N: 0},
-			alu(isa.ClassInt, stepInts, 2), {Code: isa.OpBarrier},
-			{Code: isa.OpMatmul2DDev, A: 0}, {Code: isa.OpBarrier},
+	// A tile (dextents(32, 64), strides {1, 32}), transpose_right; with the
+	// half-skip one descriptor per token part of NR1H, the unused ones skipped
+	right := isa.PackedView(0, nk, nr0)
+	if b.Kernel.HalfSkip {
+		parts, used := nr1/g.NR1H, b.usedParts(c)
+		for part := 0; part < parts; part++ {
+			toks := max(0, min(g.NR1H, c.Tokens-part*g.NR1H))
+			mm := isa.Matmul{M: g.NR1H, N: nr0, K: nk, Left: isa.PackedView(0, nk, toks), Right: right,
+				DestRow: part * g.NR1H, Used: part < used, Relaxed: true}
+			if !mm.Used {
+				tiles, kc := mm.Tiles16()
+				p.Skipped.MMA16 += int64(tiles * kc * c.Steps)
+				p.Skipped.Matmul2D += int64(c.Steps)
+			}
+			p.Matmuls = append(p.Matmuls, mm)
 		}
-		p.Epilogue[sg] = []isa.Op{{Code: isa.OpStoreCoopDev, A: 0}}
+		p.Skipped.HalfTiles = int64(parts - used)
+	} else {
+		p.Matmuls = []isa.Matmul{{M: nr1, N: nr0, K: nk, Left: isa.PackedView(0, nk, c.Tokens),
+			Right: right, Used: true, Relaxed: true}}
+	}
+	threads := 32 * nsg
+	aPasses := ceilDiv(p.Tiling.AItems(), threads)
+	for sg := 0; sg < nsg; sg++ {
+		p.Prologue[sg] = []isa.Op{alu(isa.ClassInt, denseSetupInts, 4)}
+		var body, epi []isa.Op
+		// upstream: 128 A work items for 128 threads, one dequantize call
+		// per thread and step
+		for t := 0; t < aPasses; t++ {
+			if _, _, ok := p.Tiling.AItem(sg, 0, t); ok {
+				body = append(body, isa.Op{Code: isa.OpDequantA, N: uint16(t)}, isa.Op{Code: isa.OpStoreA, N: uint16(t)})
+			}
+		}
+		body = append(body, alu(isa.ClassInt, stepInts, 2), isa.Op{Code: isa.OpBarrier})
+		for i := range p.Matmuls {
+			if p.Matmuls[i].Used {
+				body = append(body, isa.Op{Code: isa.OpMatmul2DDev, A: uint8(i)})
+				epi = append(epi, isa.Op{Code: isa.OpStoreCoopDev, A: uint8(i)})
+			}
+		}
+		p.Prologue[sg], p.Body[sg], p.Epilogue[sg] = p.Prologue[sg], append(body, isa.Op{Code: isa.OpBarrier}), epi
 	}
 	return p
 }
