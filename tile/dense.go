@@ -318,7 +318,7 @@ func (b *MMBuilder) buildTensor(c Context) *isa.Program {
 				epi = append(epi, isa.Op{Code: isa.OpStoreCoopDev, A: uint8(i)})
 			}
 		}
-		p.Prologue[sg], p.Body[sg], p.Epilogue[sg] = p.Prologue[sg], append(body, isa.Op{Code: isa.OpBarrier}), epi
+		p.Body[sg], p.Epilogue[sg] = append(body, isa.Op{Code: isa.OpBarrier}), epi
 	}
 	return p
 }
