@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -131,5 +132,45 @@ func BenchmarkMillionTokens(b *testing.B) {
 		runtime.ReadMemStats(&after)
 		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/1e6, "MB-allocated")
 		b.ReportMetric(float64(after.HeapSys)/1e6, "MB-heap-sys")
+	}
+}
+
+// llama7BRows are LLaMA-2 7B's matmul shapes (m x k: q/k/v/o 4096x4096,
+// gate/up 11008x4096, down 4096x11008, output 32000x4096) in q4_0 on every
+// chip metalsim knows, at n tokens: a validate run over a model's matmuls.
+func llama7BRows(n int) []tile.DenseProblem {
+	var ps []tile.DenseProblem
+	for _, mk := range [][2]int{{4096, 4096}, {11008, 4096}, {4096, 11008}, {32000, 4096}} {
+		ps = append(ps, tile.DenseProblem{M: mk[0], N: n, K: mk[1], TypeA: dequant.Q4_0})
+	}
+	return ps
+}
+
+// BenchmarkDenseRows times LLaMA-2 7B's four matmul shapes on every chip
+// (about 130 rows) at n = 1 (mul_mv) and n = 512 (mul_mm), one Simulator per
+// run as `simrun validate` uses one for a file: the cost of a dense row, to
+// compare with a mul_mm_id row (BenchmarkPerfSuite).
+func BenchmarkDenseRows(b *testing.B) {
+	for _, n := range []int{1, 512} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			chips, err := sim.Chips()
+			if err != nil {
+				b.Fatal(err)
+			}
+			rows := 0
+			for i := 0; i < b.N; i++ {
+				s := sim.NewSimulator()
+				for _, c := range chips {
+					for _, p := range llama7BRows(n) {
+						k := tile.Kernel{Variant: tile.Upstream(), Path: sim.DefaultPath(c)}
+						if _, err := s.RunWorkload(tile.DenseWorkload(p), k, tile.KernelAuto, c, sim.Options{}); err != nil {
+							b.Fatal(err)
+						}
+						rows++
+					}
+				}
+			}
+			b.ReportMetric(float64(rows)/float64(b.N), "rows/op")
+		})
 	}
 }

@@ -113,7 +113,10 @@ type source interface {
 // shared chip-wide: while the k-looping threadgroups of all cores want more
 // bytes per cycle than the chip delivers, they all progress at the fraction s
 // of their rate that it can feed (a roofline applied over time).
-func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
+//
+// coreDRAM is one core's share of the chip's DRAM bandwidth in bytes per
+// cycle.
+func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) fastResult {
 	cc := v.cc
 	fc := make([]fastCore, cores)
 	for i := range fc {
@@ -127,7 +130,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int) fastResult {
 	coreEvent := func(ci int) int32 { return int32(ci * (tgsPerCore + 1)) }
 	queue := dispatchQueue{n: src.len()}
 	res := fastResult{busy: make([]float64, cores), launched: int64(queue.n)}
-	bw := cc.dramBPC * float64(cores) // bytes per cycle, chip-wide
+	bw := coreDRAM * float64(cores) // bytes per cycle, chip-wide
 	scale := 1.0
 	demand := 0.0
 	wsum := 0.0

@@ -93,15 +93,15 @@ func (u *utilization) addScaled(o utilization, w float64) {
 	u.Issue += w * o.Issue
 }
 
-// coreCache holds the measured mixes of one chip, kernel and problem shape.
+// coreCache holds the measured mixes of one core model (a chip's per-core
+// costs and cache levels, model.mixKey) at one occupancy.
 // It is safe for concurrent use: runs of one kernel (rows, routing draws) share
 // it, and each class and mix is measured once, by the first run that needs it,
 // while the others wait for the result. A class or mix is a function of its
 // content only (mixes are simulated in a canonical order), so which run
 // measures it never changes a result.
 type coreCache struct {
-	m       *model
-	dramBPC float64
+	m       *model // the first chip's model with this mix key
 	tgsHint int
 
 	mu      sync.Mutex // guards classes, info and mixes
@@ -126,10 +126,8 @@ type mixEntry struct {
 }
 
 func newCoreCache(m *model, tgsPerCore int) *coreCache {
-	c := m.chip
 	return &coreCache{m: m, classes: map[classKey]int{}, mixes: map[string]*mixEntry{}, loops: map[string]int{},
-		dramBPC: m.dramBPC / c.Cores.Value, tgsHint: tgsPerCore,
-		lineSets: map[string]*progMem{}, keeper: newCoreKeeper()}
+		tgsHint: tgsPerCore, lineSets: map[string]*progMem{}, keeper: newCoreKeeper()}
 }
 
 // maxKept bounds the coarse measurements' core models a Simulator keeps for

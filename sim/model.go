@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/metalsim/metalsim/isa"
@@ -182,6 +183,18 @@ func (m *model) code(p *isa.Program) *progCode {
 	}
 	m.codes[p] = pc
 	return pc
+}
+
+// mixKey renders everything a core mix measured on this model depends on:
+// the per-core costs in cycles and the cache level serving re-read lines for
+// tgsPerCore resident threadgroups, but not the chip's core count or DRAM
+// bandwidth (mixes are measured per core, without a bandwidth limit). Chips
+// with equal keys (bins of one die at one clock, mostly) share their
+// measurements: a cache by content.
+func (m *model) mixKey(tgsPerCore int) string {
+	wl, al := cacheLevels(m, tgsPerCore)
+	return fmt.Sprintf("%d|%d|%d|%v|%v|%v|%d|%d|%d|%d|%d", m.quads, m.sgInterval, m.dispatch, m.cls, m.portBPC, m.lat,
+		m.barrier, m.launch, wl, al, tgsPerCore)
 }
 
 // waitMask is -1 if w includes f, else 0.

@@ -199,7 +199,8 @@ type SimStats struct {
 type Simulator struct {
 	mu       sync.Mutex
 	shared   map[shareKey]*shared
-	caches   map[cacheKey]*coreCache
+	caches   map[string]*coreCache // by model.mixKey: chips with equal core models share their measured mixes
+	models   map[modelKey]*model
 	builders map[builderKey]*tile.Builder
 	vecs     map[vecKey]*tile.VecBuilder // mat-vec kernels' builders (matmul.go)
 	mms      map[mmKey]*tile.MMBuilder   // dense mul_mm builders (matmul.go)
@@ -216,14 +217,11 @@ type shareKey struct {
 	kernel any
 }
 
-// cacheKey identifies what a core model and its measured mixes depend on
-// beyond the programs: the chip, whether weights are read as tiles (the
-// model's DRAM rate) and the resident threadgroups per core (the cache level
-// serving re-read lines).
-type cacheKey struct {
-	chip       *Chip
-	tiled      bool
-	tgsPerCore int
+// modelKey identifies a chip's core model for a kernel's access pattern:
+// whether weights are read as tiles sets its DRAM rate.
+type modelKey struct {
+	chip  *Chip
+	tiled bool
 }
 
 type builderKey struct {
@@ -252,7 +250,7 @@ type memKey struct {
 
 // NewSimulator returns an empty simulator.
 func NewSimulator() *Simulator {
-	return &Simulator{shared: map[shareKey]*shared{}, caches: map[cacheKey]*coreCache{}, builders: map[builderKey]*tile.Builder{},
+	return &Simulator{shared: map[shareKey]*shared{}, caches: map[string]*coreCache{}, models: map[modelKey]*model{}, builders: map[builderKey]*tile.Builder{},
 		vecs: map[vecKey]*tile.VecBuilder{}, mms: map[mmKey]*tile.MMBuilder{}, keeper: newCoreKeeper()}
 }
 
@@ -323,14 +321,20 @@ func (s *Simulator) share(g *Grid, chip *Chip) (*shared, error) {
 	if err != nil {
 		return nil, err
 	}
-	ck := cacheKey{chip, g.TiledWeights, occ.TGsPerCore}
+	mk := modelKey{chip, g.TiledWeights}
+	m := s.models[mk]
+	if m == nil {
+		m = newModel(chip, g.TiledWeights)
+		s.models[mk] = m
+	}
+	ck := m.mixKey(occ.TGsPerCore)
 	cc := s.caches[ck]
 	if cc == nil {
-		cc = newCoreCache(newModel(chip, g.TiledWeights), occ.TGsPerCore)
+		cc = newCoreCache(m, occ.TGsPerCore)
 		cc.keeper = s.keeper
 		s.caches[ck] = cc
 	}
-	sh := &shared{m: cc.m, cc: cc, occ: occ, regs: regs}
+	sh := &shared{m: m, cc: cc, occ: occ, regs: regs}
 	s.shared[key] = sh
 	return sh, nil
 }
@@ -361,7 +365,7 @@ func (s *Simulator) runGrid(g *Grid, chip *Chip, engine Engine) (*GridResult, er
 		res.LevelBytes, res.DRAMBytes = dr.levels, dr.dram
 		res.Instructions += dr.instr
 	default:
-		fr := runFast(src.view, src, cores, sh.occ.TGsPerCore)
+		fr := runFast(src.view, src, cores, sh.occ.TGsPerCore, sh.m.dramBPC/chip.Cores.Value)
 		res.Cycles, res.IdleSGCycles, res.Utilization, busy = fr.cycles, fr.idleSG, fr.util, fr.busy
 		res.LevelBytes, res.DRAMBytes = fr.levels, fr.traffic
 		res.Events = fr.events

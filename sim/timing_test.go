@@ -756,3 +756,35 @@ func TestOccupancyWholeSimdgroups(t *testing.T) {
 		t.Errorf("33 threads at 8 registers: %d threadgroups, %d simdgroups; want 48 and at most %d", o.TGsPerCore, o.SGsPerCore, max)
 	}
 }
+
+// TestChipsShareMixesByContent: chips whose core models are equal (bins of
+// one die at one clock) share their measured mixes in one Simulator, and a
+// chip's result is the same whether another chip measured its mixes first or
+// it ran alone.
+func TestChipsShareMixesByContent(t *testing.T) {
+	p := tile.Problem{Experts: 32, Used: 4, M: 256, K: 512, Tokens: 128, TypeA: dequant.Q4_0}
+	k := tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}
+	a, b := mustChip(t, "M1 Pro 14-core GPU"), mustChip(t, "M1 Pro 16-core GPU")
+	shared := sim.NewSimulator()
+	ra, err := shared.Run(p, k, a, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := shared.Run(p, k, b, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := sim.NewSimulator().Run(p, k, b, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rb.KernelCycles != alone.KernelCycles || rb.TotalUs != alone.TotalUs {
+		t.Errorf("M1 Pro 16-core after the 14-core: %.6g cycles, alone %.6g", rb.KernelCycles, alone.KernelCycles)
+	}
+	if ra.KernelCycles == rb.KernelCycles {
+		t.Errorf("14 and 16 cores time the same (%.6g cycles): the chips' own core counts must still apply", ra.KernelCycles)
+	}
+	if rb.Sim.Instructions >= alone.Sim.Instructions {
+		t.Errorf("the second chip measured %d instructions, alone %d: equal core models should share their mixes", rb.Sim.Instructions, alone.Sim.Instructions)
+	}
+}
