@@ -147,9 +147,9 @@ func llama7BRows(n int) []tile.DenseProblem {
 }
 
 // BenchmarkDenseRows times LLaMA-2 7B's four matmul shapes on every chip
-// (about 130 rows) at n = 1 (mul_mv) and n = 512 (mul_mm), one Simulator per
-// run as `simrun validate` uses one for a file: the cost of a dense row, to
-// compare with a mul_mm_id row (BenchmarkPerfSuite).
+// (about 130 rows) at n = 1 (mul_mv) and n = 512 (mul_mm), on GOMAXPROCS
+// workers sharing one Simulator as `simrun validate` runs a file's rows: the
+// cost of dense rows, to compare with mul_mm_id rows (BenchmarkPerfSuite).
 func BenchmarkDenseRows(b *testing.B) {
 	for _, n := range []int{1, 512} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
@@ -157,20 +157,37 @@ func BenchmarkDenseRows(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			rows := 0
-			for i := 0; i < b.N; i++ {
-				s := sim.NewSimulator()
-				for _, c := range chips {
-					for _, p := range llama7BRows(n) {
-						k := tile.Kernel{Variant: tile.Upstream(), Path: sim.DefaultPath(c)}
-						if _, err := s.RunWorkload(tile.DenseWorkload(p), k, tile.KernelAuto, c, sim.Options{}); err != nil {
-							b.Fatal(err)
-						}
-						rows++
-					}
+			type row struct {
+				c *sim.Chip
+				p tile.DenseProblem
+			}
+			var rows []row
+			for _, c := range chips {
+				for _, p := range llama7BRows(n) {
+					rows = append(rows, row{c, p})
 				}
 			}
-			b.ReportMetric(float64(rows)/float64(b.N), "rows/op")
+			for i := 0; i < b.N; i++ {
+				s := sim.NewSimulator()
+				var next atomic.Int64
+				var wg sync.WaitGroup
+				for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for j := int(next.Add(1)) - 1; j < len(rows); j = int(next.Add(1)) - 1 {
+							r := rows[j]
+							k := tile.Kernel{Variant: tile.Upstream(), Path: sim.DefaultPath(r.c)}
+							if _, err := s.RunWorkload(tile.DenseWorkload(r.p), k, tile.KernelAuto, r.c, sim.Options{}); err != nil {
+								b.Error(err)
+								return
+							}
+						}
+					}()
+				}
+				wg.Wait()
+			}
+			b.ReportMetric(float64(len(rows)), "rows/op")
 		})
 	}
 }
