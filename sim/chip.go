@@ -59,7 +59,7 @@ func checkSource(p *Param) string {
 		}
 	case strings.HasPrefix(s, "calibrated:") && len(s) > len("calibrated:"):
 	default:
-		return fmt.Sprintf("source %q: must be a key of apple-gpu.md (%s), \"apple-gpu.md §N\", \"calibrated\", \"calibrated:CHIP\" or \"what-if\"",
+		return fmt.Sprintf("source %q: must be a source key of docs/sources.md (%s), \"apple-gpu.md §N\", \"calibrated\", \"calibrated:CHIP\" or \"what-if\"",
 			s, strings.Join(SourceKeys, ", "))
 	}
 	if p.Evidence != "" && !slices.Contains(evidenceClasses, p.Evidence) {

@@ -471,7 +471,7 @@ func TestChipFileErrors(t *testing.T) {
 		// a source is a key of apple-gpu.md (or one of the forms SourceKeys names)
 		{func(s string) string {
 			return strings.Replace(s, `"cores": {"value": 16, "source": "apple-gpu.md §1"`, `"cores": {"value": 16, "source": "NOSUCH"`, 1)
-		}, `cores: source "NOSUCH": must be a key of apple-gpu.md`},
+		}, `cores: source "NOSUCH": must be a source key of docs/sources.md`},
 		{func(s string) string {
 			return strings.Replace(s, `"cores": {"value": 16, "source": "apple-gpu.md §1", "evidence": "D"`, `"cores": {"value": 16, "source": "PT-MB", "evidence": "X"`, 1)
 		}, `cores: evidence "X": must be one of D, M, C, E, F`},
