@@ -131,8 +131,8 @@ func (rep *Report) WriteAccuracyDoc(w io.Writer, command string, chips []*sim.Ch
 }
 
 // measuredChoices are chip numbers set from the calibration rows within a
-// documented range, without a fit: apple-gpu.md has no figure for them, or
-// lists them among the unknowns to calibrate.
+// documented range, without a fit: the GPU facts (docs/kernel-facts.md part
+// G) have no figure for them, or list them among the unknowns to calibrate.
 var measuredChoices = []struct{ chip, param, why, check string }{
 	{"M5 10-core GPU", "tg_memory_bytes_per_clk",
 		"no source gives an M5 figure ([kernel-facts.md](kernel-facts.md) §G9: unknown, estimated as the M1's ~64 B/clk; §G10 lists it among the unknowns); " +

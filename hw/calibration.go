@@ -8,8 +8,8 @@ import (
 	"slices"
 )
 
-// The calibration sets measured on real Apple hardware (copies of
-// ../shared/docs/calibration, described in docs/accuracy.md), embedded so the
+// The calibration sets measured on real Apple hardware (described in
+// docs/accuracy.md and docs/sources.md), embedded so the
 // default experiment and `simrun validate` work on a fresh clone.
 //
 //go:embed calibration/*.tsv

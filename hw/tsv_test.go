@@ -1,7 +1,7 @@
 package hw
 
-// The two calibration files under testdata/ are copies of the real ones in
-// shared/docs/calibration/; every other TSV here is constructed to the
+// The two calibration files under testdata/ are copies of the real
+// measurement sets (docs/sources.md); every other TSV here is constructed to the
 // documented format, not captured (see testdata/README.md).
 
 import (

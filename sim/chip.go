@@ -22,10 +22,10 @@ import (
 )
 
 // Param is one chip number with where it came from (SourceKeys): a source key
-// of ../shared/docs/apple-gpu.md (e.g. "PT-MB", with the evidence class M/D/C/E
-// in Evidence), a section of it for a figure it gives without a key ("apple-gpu.md
-// §1"), or "calibrated" with the measurement file and the command that fitted
-// it in Note.
+// of docs/sources.md (e.g. "PT-MB", with the evidence class M/D/C/E in
+// Evidence), a section of the GPU facts for a figure they give without a key
+// ("apple-gpu.md §1", docs/kernel-facts.md §G1), or "calibrated" with the
+// measurement file and the command that fitted it in Note.
 type Param struct {
 	Value    float64 `json:"value"`
 	Source   string  `json:"source"`
@@ -33,8 +33,8 @@ type Param struct {
 	Note     string  `json:"note,omitempty"`
 }
 
-// SourceKeys are the source tags of ../shared/docs/apple-gpu.md §0, which chip
-// numbers cite. Besides them a number may cite "apple-gpu.md §N" (a figure the
+// SourceKeys are the source keys of docs/sources.md, which chip numbers
+// cite. Besides them a number may cite "apple-gpu.md §N" (a figure the
 // document gives without a tag, such as Apple's spec-sheet core counts in its
 // per-chip table), "calibrated" (fitted on measurements: the note names the
 // file and command), "calibrated:CHIP" (taken from a calibrated chip,
@@ -236,9 +236,9 @@ func Chips() ([]*Chip, error) {
 	return out, nil
 }
 
-// embeddedChips parses the embedded chip files once: a validation row or a
-// sweep point looks its chip up by name, and decoding every file each time
-// took about 8 % of the headline run. Callers get clones, never these.
+// embeddedChips parses the embedded chip files once, for every validation
+// row and sweep point that looks its chip up by name. Callers get clones,
+// never these.
 var embeddedChips = sync.OnceValues(parseEmbeddedChips)
 
 func parseEmbeddedChips() ([]*Chip, error) {

@@ -21,9 +21,9 @@ import (
 // of: the program, whether its weights come from a cache, its memory pattern
 // (line pattern and activation reuse, which the problem's m sets while the
 // program is shared across m) and the k-loop that stands for it in mixes
-// (with its pattern). A key of the program alone let the first problem that
-// met a program fix its class for later problems of another m, so results
-// depended on the order of runs (and, with runs in parallel, on scheduling).
+// (with its pattern). The program alone is not enough: problems of another m
+// share the program but not its memory pattern, and a class must not depend
+// on which problem met the program first.
 type classKey struct {
 	prog     *isa.Program
 	repeat   bool
