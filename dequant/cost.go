@@ -9,8 +9,8 @@ type Space uint8
 const (
 	// Device is device (global) memory: the weight blocks.
 	Device Space = iota
-	// Constant is Metal's constant address space: the codebook grids and
-	// ksigns_iq2xs.
+	// Constant is Metal's constant address space: the codebook grids,
+	// ksigns_iq2xs and the shader's float level tables (kvalues_*_f).
 	Constant
 )
 
@@ -31,7 +31,7 @@ type Load struct {
 	Space Space
 	Width int    // bytes per load
 	Count int    // number of loads
-	What  string // the field or table read: "d", "qs", "qh", "scales", "signs", "grid", "ksigns", "data"
+	What  string // the field or table read: "d", "m", "qs", "qh", "scales", "signs", "grid", "ksigns", "kvalues", "data", ...
 }
 
 // Bytes returns Width * Count.
@@ -41,7 +41,7 @@ func (l Load) Bytes() int { return l.Width * l.Count }
 // is also the number of simdgroup instructions the 32 lanes issue together.
 type Cost struct {
 	Loads   []Load
-	FP32    int // floating-point arithmetic: mul, fma (counted once), add, sub; the few half-precision scale ops of q4_0 are counted here too
+	FP32    int // floating-point arithmetic: mul, fma (counted once), add, sub, negate; the few half-precision scale ops (q4_0, q4_1, q4_K, q5_0) are counted here too
 	Int     int // integer / logic: and, or, shift, add, mul, compare, select, bitfield/byte extract, popcount
 	Convert int // int->float conversions (half<->float ride on operand and destination sizes: free)
 	Temps   int // 32-bit registers the decode keeps live besides its 16 float outputs
@@ -70,142 +70,124 @@ func (c Cost) LoadsFrom(sp Space) int {
 }
 
 // ChunkCost returns what decoding one 16-value chunk of t costs one lane with
-// strategy s (only the iq types depend on s). It panics on an invalid Type or
-// Strategy. The returned Loads slice is fresh; callers may keep or modify it.
+// strategy s (only the iq2/iq3 types depend on s). It panics on an invalid Type
+// or Strategy. The returned Loads slice is fresh; callers may keep or modify it.
 //
-// The counts come from the Metal dequantize_<type> functions (kernel-facts §7.2,
-// §7.4) and the WordReads variant (§6.1), under these rules:
+// The counts come from the Metal dequantize_<type> functions (ggml-metal.metal at
+// ggml d99724f; kernel-facts §7.2, §7.4) and the WordReads variant (§6.1). The
+// derivation of every row is in docs/kernel-facts-types.md §1.3, which also
+// holds the table (a test renders it from ChunkCost and compares). The loads
+// are not restated by hand anywhere else: a test runs a load-counting copy of
+// every decoder on every chunk and requires, per address space and width, the
+// largest count over the chunks to equal ChunkCost's (q4_K and q5_K read 2 scale
+// bytes for il < 8 and 3 for il >= 8: ChunkCost gives the 3 the shader's code
+// holds). The ALU counts follow these rules:
 //
 //	R1 One count per scalar operation of ONE call, after common-subexpression
 //	   elimination and constant folding. kmask_iq2xs[i] has a compile-time index
 //	   once the 8-iteration loops are unrolled: it folds to an immediate, so it
 //	   costs 0 loads (upstream reads are not certain to fold, kernel-facts §7.4).
-//	R2 a*b + c is one FP32 fma.
+//	   A read with a runtime index that differs from the other reads of the same
+//	   field (iq1_m's sc[ib32/2]) is a load of its own.
+//	R2 a*b + c is one FP32 fma; (a - b) * c is two operations.
 //	R3 Address arithmetic (base + index*size + constant) is folded into the load
 //	   addressing and not counted; il>>1 (ib32) and il&1 (h) of the 256-weight
 //	   types are counted (2 Int) because they also feed shifts.
 //	R4 (x >> s) & m, and taking byte k of a register, is one bitfield extract
 //	   (1 Int); computing a runtime position (16h, 14h, 4h, +7, +8) is 1 Int.
-//	R5 A sign `signs & kmask[i] ? -1.f : 1.f` is and + compare + select (3 Int)
-//	   and applying it is 1 FP32 multiply; the magnitude dl*grid[i] is a u8->float
-//	   convert and 1 FP32 multiply. So every iq weight costs 2 FP32, 3 Int, 1 Convert.
-//	R6 Convert counts integer -> float conversions only: the 16 quant values and
-//	   the integer sub-scale of the iq types (1). Apple GPU ALU instructions read
-//	   and write 16-bit register halves directly, converting half <-> float as
-//	   part of the operation (DJ, apple-gpu.md §2.2 note): the fp16 scale d costs
-//	   nothing to widen and the 16 results are written as half by the fma or
-//	   multiply that produces them.
+//	R5 A sign `signs & kmask[i] ? -1.f : 1.f` (and q1_0's bit test) is and +
+//	   compare + select (3 Int) and applying it is 1 FP32 multiply; the magnitude
+//	   dl*grid[i] is a u8->float convert and 1 FP32 multiply. So every iq2/iq3
+//	   weight costs 2 FP32, 3 Int, 1 Convert.
+//	R6 Convert counts integer -> float conversions only: the quant values and the
+//	   integer sub-scales. Apple GPU ALU instructions read and write 16-bit
+//	   register halves directly, converting half <-> float as part of the
+//	   operation (DJ, apple-gpu.md §2.2 note): the fp16 scale d costs nothing to
+//	   widen and the 16 results are written as half by the fma, multiply or select
+//	   that produces them. Float table values (kvalues_*_f) need no conversion.
 //	R7 WordReads adds one extract per grid byte (16) and, per ksigns lookup it
 //	   replaces, k | (popcount(k)&1)<<7 = popcount, and, shift, or (4 Int); it
 //	   reads the same 16 grid bytes as 4 uint32 words instead of 16 uint8 loads.
 //	R8 Temps: peak 32-bit registers besides the 16 outputs, with all loads of
 //	   the chunk issued before first use; 8/16-bit loaded values take a 16-bit
 //	   register half each (two per 32-bit register); each output's own temporaries
-//	   live in the output register; iq types need 1 scratch for the ±1.
-//
-//	type     strat  loads (device | constant)                 FP32 Int Conv Temps
-//	f32      both   4x16B data (float4x4)                      16    0   0   0
-//	f16      both   2x16B data (half4x4)                        0    0   0   0
-//	q4_0     both   2B d, 8x2B qs                              19   20  16   8
-//	q8_0     both   2B d, 4x4B qs (packed_char4)               16    0  16   9
-//	iq2_xxs  bytes  2B d, 4x2B qs | 16x1B grid, 2x1B ksigns    35   63  17  11
-//	iq2_xxs  words  2B d, 4x2B qs | 4x4B grid                  35   87  17   7
-//	iq2_xs   bytes  2B d, 1B scales, 2x2B qs | 16x1B grid, 2x1B ksigns
-//	                                                           35   56  17  11
-//	iq2_xs   words  2B d, 1B scales, 2x2B qs | 4x4B grid       35   80  17   7
-//	iq2_s    bytes  2B d, 2x1B qs, 2x1B signs, 1B qh, 1B scales | 16x1B grid
-//	                                                           35   59  17  11
-//	iq2_s    words  (same device loads) | 4x4B grid            35   75  17   7
-//	iq3_xxs  bytes  2B d, 4x1B qs, 2x2B qs(signs+scale) | 16x1B grid, 2x1B ksigns
-//	                                                           35   57  17  11
-//	iq3_xxs  words  (same device loads) | 4x4B grid            35   81  17   7
-//	iq3_s    bytes  2B d, 4x1B qs, 1B qh, 2x1B signs, 1B scales | 16x1B grid
-//	                                                           33   69  17  11
-//	iq3_s    words  (same device loads) | 4x4B grid            33   85  17   7
-//
-// How each count was obtained (ByteReads; WordReads = ByteReads + R7):
-//
-//	f32    FP32 16 moves writing half (one per value), Int 0, Convert 0. Loads: the float4x4 is read
-//	       as 4 float4 loads, 16 B being the widest per-lane load (4 x 32-bit
-//	       registers). Temps 0: the loaded registers are the outputs.
-//	f16    dequantize_f16 assigns a half4x4 to a half4x4: no arithmetic and no
-//	       conversion at all (half in, half out; the widening in this package's
-//	       Decoder is only the emulator's representation). 2 x 16 B loads (same
-//	       width argument as f32). Temps 0.
-//	q4_0   FP32 19 = d/16 in half (1) + d1/256 (1) + -8*d in half (1) + 16 fma
-//	       (d1*x+md, d2*x+md). Int 20 = il != 0 (1) + select d1 (1) + select
-//	       mask0 (1) + mask0<<8 (1) + 16 ands. Convert 16 ushort->float. Temps 8 = 8 uint16 qs (4) +
-//	       d1, d2, md (3) + mask0/mask1 as two 16-bit halves (1).
-//	q8_0   FP32 16 muls. Int 0: a packed_char4 load yields 4 int8 in 16-bit
-//	       registers (the load format converts), no extract. Convert 16 int8->float. Temps 9 = 16 int8 (8) + d (1).
-//	iq2_xxs FP32 35 = dl: 0.5+x, d*, *0.25 (3) + 16 x 2 (R5). Int 63 = ib32, h (2)
-//	       + two 32-bit words from 4 uint16: 2 x (shift, or) (4) + s>>28 (1) + grid
-//	       indices: 16h, extract, +8, extract (4) + sign indices: 14h, extract,
-//	       +7, extract (4) + 16 x 3 (R5). Convert 17 = s>>28, 16.
-//	       Temps 11 = dl + 16 grid bytes (8) + 2 sign bytes (1) + scratch.
-//	       Words: Int 63 + 16 + 2 x 4 = 87; Temps 7 = dl + 4 words + signs + scratch.
-//	iq2_xs FP32 35 (as iq2_xxs). Int 56 = ib32, h (2) + scale nibble: 4h, extract
-//	       (2) + q & 511 (2) + q >> 9 (2) + 48. Convert 17. Temps 11.
-//	       Words: Int 56 + 16 + 8 = 80; Temps 7.
-//	iq2_s  FP32 35. Int 59 = ib32, h (2) + qh' = qh >> 4h: 4h, shift (2) + scale
-//	       extract (1; 4h shared) + 2 indices x (shift, and 0x300, or) (6) + 48.
-//	       Convert 17. Temps 11 (the 2 sign bytes come from device memory).
-//	       Words: Int 59 + 16 = 75 (no ksigns to replace); Temps 7.
-//	iq3_xxs FP32 35 (dl = d*(0.5+x)*0.5). Int 57 = ib32, h (2) + one word from 2
-//	       uint16: shift, or (2) + a>>28 (1) + sign indices: 14h, extract, +7,
-//	       extract (4) + 48 (grid indices are loaded bytes: 0). Convert 17.
-//	       Temps 11. Words: Int 57 + 16 + 8 = 81; Temps 7.
-//	iq3_s  FP32 33 = d * float(1 + 2*sc) (1) + 32. Int 69 = ib32, h (2) + qh':
-//	       4h, shift (2) + scale: ib32&1, *4, extract, *2, +1 (5) + 4 indices x
-//	       (shift, and 256, or) (12) + 48. Convert 17. Temps 11.
-//	       Words: Int 69 + 16 = 85; Temps 7.
+//	   (its table value, its masked code) live in the output register; iq2/iq3
+//	   types need 1 scratch for the ±1.
+//	R9 A ternary on il is if-converted: both arms are counted, plus 1 compare and
+//	   1 select; nested ternaries on the same il share their compares.
 func ChunkCost(t Type, s Strategy) Cost {
 	if s >= numStrategies {
 		panic(fmt.Sprintf("dequant: invalid Strategy(%d)", uint8(s)))
 	}
-	words := s == WordReads && t.Codebook()
-	dev := func(width, count int, what string) Load { return Load{Device, width, count, what} }
-	d := dev(2, 1, "d")
-	// iq grids: 16 bytes per chunk, as 16 uint8 or 4 uint32 loads.
-	grid := Load{Constant, 1, 16, "grid"}
-	if words {
-		grid = Load{Constant, 4, 4, "grid"}
+	if !t.Valid() {
+		panic(fmt.Sprintf("dequant: invalid Type(%d)", uint8(t)))
 	}
-	ksigns := Load{Constant, 1, 2, "ksigns"}
-	// iq cost: 35 FP32 (33 for iq3_s), 17 Convert; Int and Temps per type.
-	iq := func(fp32, intBytes, extraWords int, loads ...Load) Cost {
-		c := Cost{Loads: loads, FP32: fp32, Int: intBytes, Convert: 17, Temps: 11}
-		if words {
-			c.Int += extraWords
-			c.Temps = 7
-		}
-		return c
+	r := chunkCosts[t]
+	if s == WordReads && t.Codebook() {
+		r = wordCosts[t]
 	}
-	withKsigns := func(loads ...Load) []Load {
-		if words {
-			return loads
-		}
-		return append(loads, ksigns)
-	}
-	switch t {
-	case F32:
-		return Cost{Loads: []Load{dev(16, 4, "data")}, FP32: 16}
-	case F16:
-		return Cost{Loads: []Load{dev(16, 2, "data")}}
-	case Q4_0:
-		return Cost{Loads: []Load{d, dev(2, 8, "qs")}, FP32: 19, Int: 20, Convert: 16, Temps: 8}
-	case Q8_0:
-		return Cost{Loads: []Load{d, dev(4, 4, "qs")}, FP32: 16, Convert: 16, Temps: 9}
-	case IQ2_XXS:
-		return iq(35, 63, 16+8, withKsigns(d, dev(2, 4, "qs"), grid)...)
-	case IQ2_XS:
-		return iq(35, 56, 16+8, withKsigns(d, dev(1, 1, "scales"), dev(2, 2, "qs"), grid)...)
-	case IQ2_S:
-		return iq(35, 59, 16, d, dev(1, 2, "qs"), dev(1, 2, "signs"), dev(1, 1, "qh"), dev(1, 1, "scales"), grid)
-	case IQ3_XXS:
-		return iq(35, 57, 16+8, withKsigns(d, dev(1, 4, "qs"), dev(2, 2, "qs"), grid)...)
-	case IQ3_S:
-		return iq(33, 69, 16, d, dev(1, 4, "qs"), dev(1, 1, "qh"), dev(1, 2, "signs"), dev(1, 1, "scales"), grid)
-	}
-	panic(fmt.Sprintf("dequant: invalid Type(%d)", uint8(t)))
+	c := r
+	c.Loads = append([]Load(nil), r.Loads...)
+	return c
+}
+
+// Load constructors for the cost table.
+func dev(width, count int, what string) Load { return Load{Device, width, count, what} }
+func cst(width, count int, what string) Load { return Load{Constant, width, count, what} }
+
+// row builds a table row: loads, then FP32, Int, Convert, Temps.
+func row(loads []Load, fp32, integer, conv, temps int) Cost {
+	return Cost{Loads: loads, FP32: fp32, Int: integer, Convert: conv, Temps: temps}
+}
+
+// ld lists loads.
+func ld(l ...Load) []Load { return l }
+
+var (
+	dHalf      = dev(2, 1, "d")
+	gridBytes  = cst(1, 16, "grid")
+	gridBytes8 = cst(1, 8, "grid") // iq1: 2 entries of 4 bytes, a nibble pair each
+	gridWords  = cst(4, 4, "grid")
+	ksigns2    = cst(1, 2, "ksigns")
+	kvalues16  = cst(4, 16, "kvalues")
+)
+
+// chunkCosts is the ByteReads cost of every type (docs/kernel-facts-types.md
+// §1.3 derives each row).
+var chunkCosts = [numTypes]Cost{
+	F32:     row(ld(dev(16, 4, "data")), 16, 0, 0, 0),
+	F16:     row(ld(dev(16, 2, "data")), 0, 0, 0, 0),
+	BF16:    row(ld(dev(16, 2, "data")), 0, 0, 0, 0),
+	Q4_0:    row(ld(dHalf, dev(2, 8, "qs")), 19, 20, 16, 8),
+	Q8_0:    row(ld(dHalf, dev(4, 4, "qs")), 16, 0, 16, 9),
+	IQ2_XXS: row(ld(dHalf, dev(2, 4, "qs"), gridBytes, ksigns2), 35, 63, 17, 11),
+	IQ2_XS:  row(ld(dHalf, dev(1, 1, "scales"), dev(2, 2, "qs"), gridBytes, ksigns2), 35, 56, 17, 11),
+	IQ2_S:   row(ld(dHalf, dev(1, 2, "qs"), dev(1, 2, "signs"), dev(1, 1, "qh"), dev(1, 1, "scales"), gridBytes), 35, 59, 17, 11),
+	IQ3_XXS: row(ld(dHalf, dev(1, 4, "qs"), dev(2, 2, "qs"), gridBytes, ksigns2), 35, 57, 17, 11),
+	IQ3_S:   row(ld(dHalf, dev(1, 4, "qs"), dev(1, 1, "qh"), dev(1, 2, "signs"), dev(1, 1, "scales"), gridBytes), 33, 69, 17, 11),
+	Q4_1:    row(ld(dHalf, dev(2, 1, "m"), dev(2, 8, "qs")), 18, 20, 16, 8),
+	Q5_0:    row(ld(dHalf, dev(4, 1, "qh"), dev(2, 8, "qs")), 17, 125, 16, 8),
+	Q5_1:    row(ld(dHalf, dev(2, 1, "m"), dev(4, 1, "qh"), dev(2, 8, "qs")), 16, 125, 16, 8),
+	Q1_0:    row(ld(dHalf, dev(1, 2, "qs")), 1, 48, 0, 2),
+	Q2_0:    row(ld(dHalf, dev(1, 4, "qs")), 32, 16, 16, 3),
+	MXFP4:   row(ld(dev(1, 1, "e"), dev(1, 16, "qs"), kvalues16), 16, 21, 0, 10),
+	IQ4_NL:  row(ld(dHalf, dev(2, 8, "qs"), kvalues16), 16, 33, 0, 5),
+	Q2_K:    row(ld(dHalf, dev(2, 1, "dmin"), dev(1, 1, "scales"), dev(1, 16, "qs")), 19, 28, 18, 12),
+	Q3_K:    row(ld(dHalf, dev(1, 2, "scales"), dev(1, 16, "qs"), dev(1, 16, "hmask")), 23, 95, 17, 20),
+	Q4_K:    row(ld(dHalf, dev(2, 1, "dmin"), dev(1, 3, "scales"), dev(1, 16, "qs")), 19, 36, 18, 13),
+	Q5_K:    row(ld(dHalf, dev(2, 1, "dmin"), dev(1, 3, "scales"), dev(1, 16, "qs"), dev(1, 16, "qh")), 35, 87, 18, 22),
+	Q6_K:    row(ld(dHalf, dev(1, 1, "scales"), dev(2, 8, "ql"), dev(2, 8, "qh")), 21, 68, 17, 17),
+	TQ2_0:   row(ld(dHalf, dev(1, 16, "qs")), 16, 37, 16, 9),
+	IQ1_S:   row(ld(dHalf, dev(2, 1, "qh"), dev(1, 2, "qs"), gridBytes8), 18, 32, 17, 7),
+	IQ1_M:   row(ld(dev(2, 5, "scales"), dev(1, 2, "qs"), dev(1, 1, "qh"), gridBytes8), 19, 46, 17, 7),
+	IQ4_XS:  row(ld(dHalf, dev(2, 1, "scales_h"), dev(1, 1, "scales_l"), dev(4, 4, "qs"), kvalues16), 17, 35, 1, 6),
+}
+
+// wordCosts is the WordReads cost of the five codebook types (R7).
+var wordCosts = [numTypes]Cost{
+	IQ2_XXS: row(ld(dHalf, dev(2, 4, "qs"), gridWords), 35, 63+16+8, 17, 7),
+	IQ2_XS:  row(ld(dHalf, dev(1, 1, "scales"), dev(2, 2, "qs"), gridWords), 35, 56+16+8, 17, 7),
+	IQ2_S:   row(ld(dHalf, dev(1, 2, "qs"), dev(1, 2, "signs"), dev(1, 1, "qh"), dev(1, 1, "scales"), gridWords), 35, 59+16, 17, 7),
+	IQ3_XXS: row(ld(dHalf, dev(1, 4, "qs"), dev(2, 2, "qs"), gridWords), 35, 57+16+8, 17, 7),
+	IQ3_S:   row(ld(dHalf, dev(1, 4, "qs"), dev(1, 1, "qh"), dev(1, 2, "signs"), dev(1, 1, "scales"), gridWords), 33, 69+16, 17, 7),
 }

@@ -23,45 +23,84 @@ func decodeBlock(f ChunkFunc, t Type, block []byte) []float32 {
 	return out
 }
 
-// TestDecoderGolden decodes every committed golden block with both strategies
-// and compares bit for bit with ggml's CPU output. q4_0 is checked against the
-// documented Metal-vs-CPU differences instead (TestQ4_0Golden).
-func TestDecoderGolden(t *testing.T) {
-	dir := filepath.Join(goldenDir, "dequant")
-	for _, e := range readTestManifest(t) {
-		if e.Variant == "conversion" || e.Type == "q4_0" {
-			continue
-		}
-		typ, err := ParseType(e.Type)
-		if err != nil {
-			t.Fatalf("%s: %v", e.Name, err)
-		}
-		blocks := readTestFile(t, dir, e.Blocks)
-		want := float32s(readTestFile(t, dir, e.F32))
-		l := typ.Layout()
-		if e.BlockBytes != l.BlockBytes || e.ElementsPerBlock != l.BlockWeights || len(blocks) != e.NBlocks*l.BlockBytes || len(want) != e.NBlocks*l.BlockWeights {
-			t.Fatalf("%s: sizes disagree with %s's layout %+v", e.Name, typ, l)
-		}
-		for _, s := range strategies {
-			t.Run(e.Name+"/"+s.String(), func(t *testing.T) {
-				f := Decoder(typ, s)
-				bad := 0
-				for b := 0; b < e.NBlocks; b++ {
-					got := decodeBlock(f, typ, blocks[b*l.BlockBytes:(b+1)*l.BlockBytes])
-					for i, g := range got {
-						w := want[b*l.BlockWeights+i]
-						if math.Float32bits(g) != math.Float32bits(w) {
-							if bad++; bad <= 5 {
-								t.Errorf("block %d (source block %d) weight %d: got %g (%#08x), want %g (%#08x)",
-									b, e.SourceBlocks[b], i, g, math.Float32bits(g), w, math.Float32bits(w))
-							}
+// TestCPUDecoderGolden decodes every committed golden block of both sets with
+// CPUDecoder and compares bit for bit with ggml's CPU output (±0, subnormals,
+// inf and NaN payloads of the edge sets included).
+func TestCPUDecoderGolden(t *testing.T) {
+	for _, set := range testSets {
+		for _, e := range readTestManifest(t, set) {
+			if e.Variant == "conversion" {
+				continue
+			}
+			typ, blocks, want := testBlocks(t, set, e)
+			l := typ.Layout()
+			f := CPUDecoder(typ)
+			got := make([]float32, l.BlockWeights)
+			bad := 0
+			for b := 0; b < len(want)/l.BlockWeights; b++ {
+				f(blocks[b*l.BlockBytes:(b+1)*l.BlockBytes], got)
+				for i, g := range got {
+					w := want[b*l.BlockWeights+i]
+					if math.Float32bits(g) != math.Float32bits(w) {
+						if bad++; bad <= 5 {
+							t.Errorf("%s: element %d: got %g (%#08x), ggml %g (%#08x)", e.Name, b*l.BlockWeights+i, g, math.Float32bits(g), w, math.Float32bits(w))
 						}
 					}
 				}
-				if bad > 0 {
-					t.Errorf("%d of %d values differ", bad, len(want))
+			}
+			if bad > 0 {
+				t.Errorf("%s: %d of %d values differ", e.Name, bad, len(want))
+			}
+		}
+	}
+}
+
+// TestDecoderGolden decodes every committed golden block of both sets with
+// both strategies of the Metal-form decoders and requires every value to equal
+// ggml's CPU output bit for bit or to differ as documented (CompareMetal: a +0
+// for the CPU's -0 in the offset-adding types, or the value of an inexact half
+// scale step as an independent float64 model computes it). It also requires
+// each documented kind to occur where golden-types README §3.1 counts it, so
+// that the trimmed copy keeps exercising them.
+func TestDecoderGolden(t *testing.T) {
+	kinds := map[string]map[MetalDifference]int{}
+	for _, set := range testSets {
+		for _, e := range readTestManifest(t, set) {
+			if e.Variant == "conversion" {
+				continue
+			}
+			typ, blocks, want := testBlocks(t, set, e)
+			l := typ.Layout()
+			k := map[MetalDifference]int{}
+			for _, s := range strategies {
+				f := Decoder(typ, s)
+				for b := 0; b < len(want)/l.BlockWeights; b++ {
+					block := blocks[b*l.BlockBytes : (b+1)*l.BlockBytes]
+					got := decodeBlock(f, typ, block)
+					for i, g := range got {
+						w := want[b*l.BlockWeights+i]
+						d := CompareMetal(typ, block, i/16, i%16, g, w)
+						if k[d]++; d == Unexplained && k[d] <= 5 {
+							t.Errorf("%s/%s: block %d (source %d) weight %d: Metal form %g (%#08x), ggml %g (%#08x)",
+								e.Name, s, b, e.SourceBlocks[b*l.BlockWeights/e.ElementsPerBlock], i, g, math.Float32bits(g), w, math.Float32bits(w))
+						}
+					}
 				}
-			})
+			}
+			kinds[e.Name] = k
+		}
+	}
+	for _, c := range []struct {
+		entry string
+		kind  MetalDifference
+	}{
+		{"q4_0_edge", ZeroSign}, {"q4_0_edge", ScaleStep}, {"q4_1_quant", ScaleStep}, {"q4_1_edge", ScaleStep},
+		{"q5_0_quant", ZeroSign}, {"q5_0_edge", ScaleStep}, {"mxfp4_edge", ScaleStep}, {"q3_K_quant", ZeroSign},
+		{"q4_K_quant", ScaleStep}, {"q4_K_edge", ScaleStep}, {"q6_K_quant", ZeroSign}, {"iq1_s_edge", ZeroSign},
+		{"iq1_m_edge", ZeroSign},
+	} {
+		if kinds[c.entry][c.kind] == 0 {
+			t.Errorf("%s: no value of kind %q left in the trimmed copy", c.entry, c.kind)
 		}
 	}
 }
@@ -100,7 +139,7 @@ func q4ScaleExact(d float64, il int) bool {
 // values differ and only the model is the judge. No block is skipped.
 func TestQ4_0Golden(t *testing.T) {
 	dir := filepath.Join(goldenDir, "dequant")
-	for _, e := range readTestManifest(t) {
+	for _, e := range readTestManifest(t, goldenDir) {
 		if e.Type != "q4_0" {
 			continue
 		}
@@ -189,7 +228,7 @@ func TestQ4_0MetalModelAllScales(t *testing.T) {
 // scales) of every type with both strategies and requires identical bits.
 func TestStrategiesAgree(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for _, typ := range Types() {
+	for _, typ := range DecodedTypes() {
 		t.Run(typ.String(), func(t *testing.T) {
 			block := make([]byte, typ.Layout().BlockBytes)
 			for n := 0; n < 2000; n++ {
@@ -319,8 +358,25 @@ func TestDecoderPanics(t *testing.T) {
 	}
 }
 
+func TestCPUDecoder(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "invalid Type") {
+			t.Errorf("CPUDecoder(numTypes): panic %v, want invalid Type", r)
+		}
+	}()
+	for _, typ := range DecodedTypes() {
+		f := CPUDecoder(typ)
+		block := make([]byte, typ.Layout().BlockBytes)
+		out := make([]float32, typ.Layout().BlockWeights)
+		if n := testing.AllocsPerRun(20, func() { f(block, out) }); n != 0 {
+			t.Errorf("%s: CPUDecoder allocates %v times per block", typ, n)
+		}
+	}
+	CPUDecoder(numTypes)
+}
+
 func TestDecoderDoesNotAllocate(t *testing.T) {
-	for _, typ := range Types() {
+	for _, typ := range DecodedTypes() {
 		for _, s := range strategies {
 			f := Decoder(typ, s)
 			block := make([]byte, typ.Layout().BlockBytes)

@@ -106,3 +106,26 @@ func RoundHalf(f float32) float32 {
 	}
 	return Float32FromHalf(HalfFromFloat32(f))
 }
+
+// BF16FromFloat32 rounds f to bfloat16 (the upper half of a binary32) and returns
+// its bit pattern, as ggml_compute_fp32_to_bf16 does (ggml-impl.h L611–624 at
+// ggml d99724f): round to nearest, ties to even, by adding 0x7fff plus the lowest
+// kept bit (finite values that round past the largest bfloat become ±inf); a NaN
+// keeps its sign and top payload bits and is made quiet (bit 6 set).
+func BF16FromFloat32(f float32) uint16 {
+	b := math.Float32bits(f)
+	if b&0x7fffffff > 0x7f800000 {
+		return uint16(b>>16) | 0x40
+	}
+	return uint16((b + 0x7fff + (b >> 16 & 1)) >> 16)
+}
+
+// Float32FromBF16 widens the bfloat16 pattern h to float32 exactly: the 16 bits
+// become the upper half of the binary32 (ggml_compute_bf16_to_fp32), so every
+// NaN keeps its sign and payload.
+func Float32FromBF16(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
+
+// RoundBF16 rounds f to the nearest bfloat16 value (BF16FromFloat32) and returns
+// it widened back to float32: the value the bf16 mat-mat kernels store when they
+// stage f as bfloat.
+func RoundBF16(f float32) float32 { return Float32FromBF16(BF16FromFloat32(f)) }

@@ -50,33 +50,43 @@ func TestHalfFromFloat32Cases(t *testing.T) {
 	}
 }
 
-// TestHalfFromFloat32Golden checks ggml's own fp32 -> fp16 results.
+// TestHalfFromFloat32Golden checks ggml's own fp32 -> fp16 and fp32 -> bf16
+// results (the conversion entries of both golden copies).
 func TestHalfFromFloat32Golden(t *testing.T) {
-	for _, e := range readTestManifest(t) {
-		if e.Variant != "conversion" {
-			continue
-		}
-		dir := filepath.Join(goldenDir, "dequant")
-		in := float32s(readTestFile(t, dir, e.InputF32))
-		out := readTestFile(t, dir, e.OutputF16)
-		if len(in) != e.Count || len(out) != 2*e.Count {
-			t.Fatalf("%s: %d inputs, %d output bytes, count %d", e.Name, len(in), len(out), e.Count)
-		}
-		bad := 0
-		for i, f := range in {
-			want := binary.LittleEndian.Uint16(out[2*i:])
-			if got := HalfFromFloat32(f); got != want {
-				if bad++; bad <= 10 {
-					t.Errorf("%s[%d]: HalfFromFloat32(%#08x) = %#04x, want %#04x", e.Name, i, math.Float32bits(f), got, want)
+	seen := 0
+	for _, set := range testSets {
+		for _, e := range readTestManifest(t, set) {
+			if e.Variant != "conversion" {
+				continue
+			}
+			seen++
+			dir := filepath.Join(set, "dequant")
+			in := float32s(readTestFile(t, dir, e.InputF32))
+			conv, outDesc := HalfFromFloat32, e.OutputF16
+			if e.OutputBF16 != nil {
+				conv, outDesc = BF16FromFloat32, e.OutputBF16
+			}
+			out := readTestFile(t, dir, outDesc)
+			if len(in) != e.Count || len(out) != 2*e.Count {
+				t.Fatalf("%s: %d inputs, %d output bytes, count %d", e.Name, len(in), len(out), e.Count)
+			}
+			bad := 0
+			for i, f := range in {
+				want := binary.LittleEndian.Uint16(out[2*i:])
+				if got := conv(f); got != want {
+					if bad++; bad <= 10 {
+						t.Errorf("%s[%d]: conversion of %#08x = %#04x, want %#04x", e.Name, i, math.Float32bits(f), got, want)
+					}
 				}
 			}
+			if bad > 0 {
+				t.Errorf("%s: %d of %d conversions differ", e.Name, bad, len(in))
+			}
 		}
-		if bad > 0 {
-			t.Errorf("%s: %d of %d conversions differ", e.Name, bad, len(in))
-		}
-		return
 	}
-	t.Fatal("no conversion entry in the test manifest")
+	if seen != 2 {
+		t.Fatalf("%d conversion entries in the test manifests, want 2 (fp32_to_fp16, fp32_to_bf16)", seen)
+	}
 }
 
 // widenDirect is an independent formula for binary16 -> binary32.
@@ -146,25 +156,6 @@ func TestHalfFromFloat32Exhaustive(t *testing.T) {
 	}
 }
 
-// roundHalf64 rounds x to binary16 (nearest, ties to even) in float64
-// arithmetic, independently of the bit manipulation in HalfFromFloat32.
-func roundHalf64(x float64) float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) || x == 0 {
-		return x
-	}
-	a := math.Abs(x)
-	quantum := 0x1p-24 // subnormal spacing
-	if a >= 0x1p-14 {
-		_, e := math.Frexp(a) // a = f * 2^e, f in [0.5, 1): 11 significant bits -> spacing 2^(e-11)
-		quantum = math.Ldexp(1, e-11)
-	}
-	r := math.RoundToEven(a/quantum) * quantum
-	if r > 65504 {
-		r = math.Inf(1)
-	}
-	return math.Copysign(r, x)
-}
-
 func TestRoundHalf(t *testing.T) {
 	tests := []struct{ in, want float32 }{
 		{1, 1},
@@ -203,5 +194,33 @@ func TestRoundHalfFastPath(t *testing.T) {
 		rng ^= rng >> 7
 		rng ^= rng << 17
 		check(uint32(rng))
+	}
+}
+
+// TestBF16FromFloat32 checks hand-picked cases of ggml_compute_fp32_to_bf16's
+// rule (the golden conversion entry checks 512 more).
+func TestBF16FromFloat32(t *testing.T) {
+	tests := []struct {
+		in   uint32 // float32 bits
+		want uint16
+	}{
+		{0x3f800000, 0x3f80}, // 1
+		{0x80000000, 0x8000}, // -0
+		{0x3f808000, 0x3f80}, // tie, even stays
+		{0x3f818000, 0x3f82}, // tie, odd rounds up
+		{0x3f808001, 0x3f81}, // above the tie
+		{0x7f7fffff, 0x7f80}, // max float rounds to inf
+		{0x00000001, 0x0000}, // the smallest subnormal rounds to +0
+		{0x7f800001, 0x7fc0}, // signalling NaN made quiet
+		{0xffa00000, 0xffe0}, // negative NaN keeps sign and payload, quiet bit set
+	}
+	for _, tc := range tests {
+		f := math.Float32frombits(tc.in)
+		if got := BF16FromFloat32(f); got != tc.want {
+			t.Errorf("BF16FromFloat32(%#08x) = %#04x, want %#04x", tc.in, got, tc.want)
+		}
+		if got := math.Float32bits(Float32FromBF16(tc.want)); got != uint32(tc.want)<<16 {
+			t.Errorf("Float32FromBF16(%#04x) = %#08x", tc.want, got)
+		}
 	}
 }

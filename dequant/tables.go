@@ -6,25 +6,40 @@ package dequant
 // this package, in the element form of golden/tables/index.json.
 type LookupTable struct {
 	Name         string   // ggml's name, e.g. "ksigns_iq2xs", "iq2xxs_grid"
-	ElementType  string   // "uint8", "uint32" or "uint64"
+	ElementType  string   // "uint8", "int8", "uint32" or "uint64"
 	ElementBytes int      // 1, 4 or 8
-	Values       []uint64 // element i, zero-extended
+	Values       []uint64 // element i's raw bits (int8: its two's-complement byte), zero-extended
+	UsedBy       []Type   // the types whose decoders read it
 }
 
-// LookupTables returns fresh copies of the seven lookup tables the decoders use
-// (kmask_iq2xs, ksigns_iq2xs and the five grids), in the order of the golden
-// index. The grid values are rebuilt from the byte views the ByteReads decoders
-// read; tests check that the word views hold the same bytes.
+// LookupTables returns fresh copies of the thirteen lookup tables the decoders
+// use, in the order of the two golden sets' indexes: kmask_iq2xs, ksigns_iq2xs
+// and the five iq2/iq3 grids (golden/tables), then kvalues_iq4nl, kvalues_mxfp4,
+// iq1s_grid, iq1s_grid_gpu, e8m0_to_fp32_half and e8m0_to_fp32
+// (golden-types/tables). The grid values are rebuilt from the byte views the
+// decoders read; tests check that the word views hold the same bytes.
 func LookupTables() []LookupTable {
+	iq2iq3 := []Type{IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S}
 	return []LookupTable{
-		bytesTable("kmask_iq2xs", kmaskIQ2XS[:]),
-		bytesTable("ksigns_iq2xs", ksignsIQ2XS[:]),
-		grid8Table("iq2xxs_grid", iq2xxsGridBytes[:]),
-		grid8Table("iq2xs_grid", iq2xsGridBytes[:]),
-		grid8Table("iq2s_grid", iq2sGridBytes[:]),
-		grid4Table("iq3xxs_grid", iq3xxsGridBytes[:]),
-		grid4Table("iq3s_grid", iq3sGridBytes[:]),
+		used(bytesTable("kmask_iq2xs", kmaskIQ2XS[:]), iq2iq3...),
+		used(bytesTable("ksigns_iq2xs", ksignsIQ2XS[:]), IQ2_XXS, IQ2_XS, IQ3_XXS),
+		used(grid8Table("iq2xxs_grid", iq2xxsGridBytes[:]), IQ2_XXS),
+		used(grid8Table("iq2xs_grid", iq2xsGridBytes[:]), IQ2_XS),
+		used(grid8Table("iq2s_grid", iq2sGridBytes[:]), IQ2_S),
+		used(grid4Table("iq3xxs_grid", iq3xxsGridBytes[:]), IQ3_XXS),
+		used(grid4Table("iq3s_grid", iq3sGridBytes[:]), IQ3_S),
+		used(int8Table("kvalues_iq4nl", kvaluesIQ4NL[:]), IQ4_NL, IQ4_XS),
+		used(int8Table("kvalues_mxfp4", kvaluesMXFP4[:]), MXFP4),
+		used(grid8Int8Table("iq1s_grid", iq1sGrid[:]), IQ1_S, IQ1_M),
+		used(grid4Table("iq1s_grid_gpu", iq1sGridGPU[:]), IQ1_S, IQ1_M),
+		used(wordsTable("e8m0_to_fp32_half", e8m0ToFP32Half[:]), MXFP4),
+		used(wordsTable("e8m0_to_fp32", e8m0ToFP32[:]), MXFP4),
 	}
+}
+
+func used(t LookupTable, types ...Type) LookupTable {
+	t.UsedBy = types
+	return t
 }
 
 func bytesTable(name string, b []uint8) LookupTable {
@@ -51,6 +66,32 @@ func grid4Table(name string, g [][4]uint8) LookupTable {
 		for j := 3; j >= 0; j-- {
 			v[i] = v[i]<<8 | uint64(e[j])
 		}
+	}
+	return LookupTable{Name: name, ElementType: "uint32", ElementBytes: 4, Values: v}
+}
+
+func int8Table(name string, b []int8) LookupTable {
+	v := make([]uint64, len(b))
+	for i, x := range b {
+		v[i] = uint64(uint8(x))
+	}
+	return LookupTable{Name: name, ElementType: "int8", ElementBytes: 1, Values: v}
+}
+
+func grid8Int8Table(name string, g [][8]int8) LookupTable {
+	v := make([]uint64, len(g))
+	for i, e := range g {
+		for j := 7; j >= 0; j-- {
+			v[i] = v[i]<<8 | uint64(uint8(e[j]))
+		}
+	}
+	return LookupTable{Name: name, ElementType: "uint64", ElementBytes: 8, Values: v}
+}
+
+func wordsTable(name string, w []uint32) LookupTable {
+	v := make([]uint64, len(w))
+	for i, x := range w {
+		v[i] = uint64(x)
 	}
 	return LookupTable{Name: name, ElementType: "uint32", ElementBytes: 4, Values: v}
 }

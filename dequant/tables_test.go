@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/bits"
 	"os"
 	"path/filepath"
@@ -28,17 +29,23 @@ type testTableIndex struct {
 	} `json:"tables"`
 }
 
+// readTestTableIndex reads the tables of both golden sets' index.json copies
+// (testdata/golden and testdata/golden-types) as one list.
 func readTestTableIndex(t *testing.T) testTableIndex {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(goldenDir, "tables", "index.json"))
-	if err != nil {
-		t.Fatal(err)
+	var all testTableIndex
+	for _, dir := range []string{goldenDir, goldenTypesDir} {
+		raw, err := os.ReadFile(filepath.Join(dir, "tables", "index.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var idx testTableIndex
+		if err := json.Unmarshal(raw, &idx); err != nil {
+			t.Fatal(err)
+		}
+		all.Tables = append(all.Tables, idx.Tables...)
 	}
-	var idx testTableIndex
-	if err := json.Unmarshal(raw, &idx); err != nil {
-		t.Fatal(err)
-	}
-	return idx
+	return all
 }
 
 func sha(b []byte) string {
@@ -79,14 +86,31 @@ func packedViews() map[string][2][]byte {
 		}
 		return b
 	}
+	int8s := func(v []int8) []byte {
+		b := make([]byte, len(v))
+		for i, x := range v {
+			b[i] = byte(x)
+		}
+		return b
+	}
+	var iq1s []byte
+	for _, e := range iq1sGrid {
+		iq1s = append(iq1s, int8s(e[:])...)
+	}
 	return map[string][2][]byte{
-		"kmask_iq2xs":  {kmaskIQ2XS[:], kmaskIQ2XS[:]},
-		"ksigns_iq2xs": {ksignsIQ2XS[:], ksignsIQ2XS[:]},
-		"iq2xxs_grid":  {flat8(iq2xxsGridBytes[:]), words2(iq2xxsGridWords[:])},
-		"iq2xs_grid":   {flat8(iq2xsGridBytes[:]), words2(iq2xsGridWords[:])},
-		"iq2s_grid":    {flat8(iq2sGridBytes[:]), words2(iq2sGridWords[:])},
-		"iq3xxs_grid":  {flat4(iq3xxsGridBytes[:]), words1(iq3xxsGridWords[:])},
-		"iq3s_grid":    {flat4(iq3sGridBytes[:]), words1(iq3sGridWords[:])},
+		"kvalues_iq4nl":     {int8s(kvaluesIQ4NL[:]), int8s(kvaluesIQ4NL[:])},
+		"kvalues_mxfp4":     {int8s(kvaluesMXFP4[:]), int8s(kvaluesMXFP4[:])},
+		"iq1s_grid":         {iq1s, iq1s},
+		"iq1s_grid_gpu":     {flat4(iq1sGridGPU[:]), flat4(iq1sGridGPU[:])},
+		"e8m0_to_fp32_half": {words1(e8m0ToFP32Half[:]), words1(e8m0ToFP32Half[:])},
+		"e8m0_to_fp32":      {words1(e8m0ToFP32[:]), words1(e8m0ToFP32[:])},
+		"kmask_iq2xs":       {kmaskIQ2XS[:], kmaskIQ2XS[:]},
+		"ksigns_iq2xs":      {ksignsIQ2XS[:], ksignsIQ2XS[:]},
+		"iq2xxs_grid":       {flat8(iq2xxsGridBytes[:]), words2(iq2xxsGridWords[:])},
+		"iq2xs_grid":        {flat8(iq2xsGridBytes[:]), words2(iq2xsGridWords[:])},
+		"iq2s_grid":         {flat8(iq2sGridBytes[:]), words2(iq2sGridWords[:])},
+		"iq3xxs_grid":       {flat4(iq3xxsGridBytes[:]), words1(iq3xxsGridWords[:])},
+		"iq3s_grid":         {flat4(iq3sGridBytes[:]), words1(iq3sGridWords[:])},
 	}
 }
 
@@ -95,13 +119,13 @@ func packedViews() map[string][2][]byte {
 func TestTablesRawSHA256(t *testing.T) {
 	idx := readTestTableIndex(t)
 	views := packedViews()
-	seen := 0
+	seen := map[string]bool{}
 	for _, tab := range idx.Tables {
 		v, ok := views[tab.Name]
 		if !ok {
-			continue // fp16_to_fp32 and kvalues_iq4nl are not built in
+			continue // fp16_to_fp32 is not built in
 		}
-		seen++
+		seen[tab.Name] = true
 		for i, view := range []string{"byte view", "word view"} {
 			if got := len(v[i]); got != tab.Count*tab.ElementBytes {
 				t.Errorf("%s %s: %d bytes, want %d", tab.Name, view, got, tab.Count*tab.ElementBytes)
@@ -111,8 +135,8 @@ func TestTablesRawSHA256(t *testing.T) {
 			}
 		}
 	}
-	if seen != len(views) {
-		t.Errorf("index.json lists %d of the %d built-in tables", seen, len(views))
+	if len(seen) != len(views) || len(views) != len(LookupTables()) {
+		t.Errorf("the index.json files list %d of the %d built-in tables (LookupTables has %d)", len(seen), len(views), len(LookupTables()))
 	}
 }
 
@@ -202,5 +226,57 @@ func TestLookupTablesAreCopies(t *testing.T) {
 	a[1].Values[0] = 0xff
 	if b := LookupTables(); b[1].Values[0] != uint64(ksignsIQ2XS[0]) || ksignsIQ2XS[0] != 0 {
 		t.Fatal("LookupTables exposes the built-in arrays")
+	}
+}
+
+// TestIQ1GridViews checks the relation of the two iq1 grids (golden-types README
+// §2): every nibble of iq1s_grid_gpu, the Metal table, is the iq1s_grid (CPU)
+// value + 1, element j at bits 8*(j%4) + 4*(j/4).
+func TestIQ1GridViews(t *testing.T) {
+	for i, e := range iq1sGrid {
+		g := iq1sGridGPU[i]
+		for j, v := range e {
+			nib := int(g[j%4] >> (4 * (j / 4)) & 15)
+			if nib != int(v)+1 || v < -1 || v > 1 {
+				t.Fatalf("entry %d element %d: CPU %d, Metal nibble %d", i, j, v, nib)
+			}
+		}
+	}
+}
+
+// TestE8M0Tables checks the two e8m0 tables against the functions they tabulate:
+// ggml_e8m0_to_fp32_half (ggml-impl.h L477–495: 0x00200000 << e for e < 2, else
+// (e-1) << 23), the CPU's, and the shader's e8m0_to_fp32 (ggml-metal.metal
+// L60–70: 0x00400000 for e = 0, else e << 23, so e = 255 is +inf).
+func TestE8M0Tables(t *testing.T) {
+	for e := 0; e < 256; e++ {
+		half := uint32(e-1) << 23
+		full := uint32(e) << 23
+		if e < 2 {
+			half = 0x00200000 << e
+		}
+		if e == 0 {
+			full = 0x00400000
+		}
+		if e8m0ToFP32Half[e] != half || e8m0ToFP32[e] != full {
+			t.Errorf("e = %d: tables %#08x, %#08x; functions %#08x, %#08x", e, e8m0ToFP32Half[e], e8m0ToFP32[e], half, full)
+		}
+		// the CPU's scale is half the shader's for every e >= 1
+		if e > 0 && math.Float32frombits(half)*2 != math.Float32frombits(full) {
+			t.Errorf("e = %d: 2*%g != %g", e, math.Float32frombits(half), math.Float32frombits(full))
+		}
+	}
+}
+
+// TestShaderFloatTables checks the float tables the Metal decoders derive from
+// the integer ones against the literals of ggml-metal.metal L46–52: the iq4_nl
+// levels, and the E2M1 values of mxfp4 (half of kvalues_mxfp4, entry 8 +0).
+func TestShaderFloatTables(t *testing.T) {
+	iq4 := [16]float32{-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113}
+	fp4 := [16]float32{0, .5, 1, 1.5, 2, 3, 4, 6, 0, -.5, -1, -1.5, -2, -3, -4, -6}
+	for i := range iq4 {
+		if kvaluesIQ4NLF[i] != iq4[i] || math.Float32bits(kvaluesMXFP4F[i]) != math.Float32bits(fp4[i]) {
+			t.Errorf("entry %d: %g, %g; shader %g, %g", i, kvaluesIQ4NLF[i], kvaluesMXFP4F[i], iq4[i], fp4[i])
+		}
 	}
 }

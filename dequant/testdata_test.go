@@ -15,7 +15,12 @@ import (
 // its README.md). The golden package has the full, validating reader; these
 // are deliberately minimal so that the dequant tests depend on nothing else.
 
-const goldenDir = "testdata/golden"
+// goldenDir and goldenTypesDir hold trimmed copies of the two shared golden
+// sets (see their README.md files).
+const (
+	goldenDir      = "testdata/golden"
+	goldenTypesDir = "testdata/golden-types"
+)
 
 type testDescriptor struct {
 	File   string `json:"file"`
@@ -36,6 +41,7 @@ type testEntry struct {
 	Count            int             `json:"count"`
 	InputF32         *testDescriptor `json:"input_f32"`
 	OutputF16        *testDescriptor `json:"output_f16"`
+	OutputBF16       *testDescriptor `json:"output_bf16"`
 }
 
 // readTestFile reads a file named by a descriptor and checks size and digest.
@@ -55,9 +61,11 @@ func readTestFile(t *testing.T, dir string, d *testDescriptor) []byte {
 	return b
 }
 
-func readTestManifest(t *testing.T) []testEntry {
+// readTestManifest reads the dequant manifest of the trimmed golden copy set
+// (goldenDir or goldenTypesDir).
+func readTestManifest(t *testing.T, set string) []testEntry {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(goldenDir, "dequant", "manifest.json"))
+	raw, err := os.ReadFile(filepath.Join(set, "dequant", "manifest.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,6 +79,28 @@ func readTestManifest(t *testing.T) []testEntry {
 		t.Fatal("no entries in the test manifest")
 	}
 	return m.Entries
+}
+
+// testSets are both trimmed golden copies.
+var testSets = []string{goldenDir, goldenTypesDir}
+
+// testBlocks reads a block entry's blocks and floats and returns them with the
+// entry's type; bf16 entries (one element per ggml block) are regrouped into
+// dequant's 16-element blocks by the caller's use of Layout.
+func testBlocks(t *testing.T, set string, e testEntry) (Type, []byte, []float32) {
+	t.Helper()
+	typ, err := ParseDecodedType(e.Type)
+	if err != nil {
+		t.Fatalf("%s: %v", e.Name, err)
+	}
+	dir := filepath.Join(set, "dequant")
+	blocks := readTestFile(t, dir, e.Blocks)
+	want := float32s(readTestFile(t, dir, e.F32))
+	l := typ.Layout()
+	if len(want)%l.BlockWeights != 0 || len(blocks) != len(want)/l.BlockWeights*l.BlockBytes {
+		t.Fatalf("%s: %d bytes and %d floats do not fit %s's layout %+v", e.Name, len(blocks), len(want), typ, l)
+	}
+	return typ, blocks, want
 }
 
 func float32s(b []byte) []float32 {

@@ -1,9 +1,11 @@
-// Package dequant decodes ggml weight blocks the way the Metal mat-mat kernels
-// (kernel_mul_mm, kernel_mul_mm_id) do: 16 consecutive weights per call, chosen by
-// a chunk index il, computed in float32 (bit-exact with ggml), in one of two
-// codebook-read strategies. It also reports, as data, what one 16-value chunk costs
-// (loads by width and address space, ALU instructions), which the timing engine
-// consumes. It knows nothing about tiles.
+// Package dequant decodes ggml weight blocks in two forms: the way the Metal
+// mat-mat kernels (kernel_mul_mm, kernel_mul_mm_id) do, 16 consecutive weights per
+// call chosen by a chunk index il, in the shader's float32 (and, where it has
+// them, half-precision) arithmetic and one of two codebook-read strategies
+// (Decoder); and the way ggml's CPU reference to_float does, one block at a time
+// (CPUDecoder), bit-exact with ggml. It also reports, as data, what one 16-value
+// chunk of the Metal form costs (loads by width and address space, ALU
+// instructions), which the timing engine consumes. It knows nothing about tiles.
 package dequant
 
 import (
@@ -14,8 +16,9 @@ import (
 // Type is a ggml tensor element type that the mat-mat kernels read as weights (src0).
 type Type uint8
 
-// The weight types metalsim decodes. F32 and F16 are passthrough types whose
-// "block" is the 16-element matrix the Metal kernels address (float4x4 / half4x4).
+// The weight types metalsim decodes. F32, F16 and BF16 are passthrough types
+// whose "block" is the 16-element matrix the Metal kernels address (float4x4,
+// half4x4, bfloat4x4).
 const (
 	F32 Type = iota
 	F16
@@ -26,6 +29,23 @@ const (
 	IQ2_S
 	IQ3_XXS
 	IQ3_S
+	Q4_1
+	Q5_0
+	Q5_1
+	Q2_K
+	Q3_K
+	Q4_K
+	Q5_K
+	Q6_K
+	IQ1_S
+	IQ1_M
+	IQ4_NL
+	IQ4_XS
+	MXFP4
+	BF16
+	Q1_0
+	Q2_0
+	TQ2_0
 	numTypes
 )
 
@@ -39,6 +59,8 @@ type Layout struct {
 	BlockWeights int    // weights in one block
 }
 
+// layouts are ggml's block sizes (ggml-common.h at ggml d99724f; the golden
+// sets' tables/index.json measured them with sizeof).
 var layouts = [numTypes]Layout{
 	F32:     {"f32", 0, 64, 16},
 	F16:     {"f16", 1, 32, 16},
@@ -49,18 +71,50 @@ var layouts = [numTypes]Layout{
 	IQ2_S:   {"iq2_s", 22, 82, 256},
 	IQ3_XXS: {"iq3_xxs", 18, 98, 256},
 	IQ3_S:   {"iq3_s", 21, 110, 256},
+	Q4_1:    {"q4_1", 3, 20, 32},
+	Q5_0:    {"q5_0", 6, 22, 32},
+	Q5_1:    {"q5_1", 7, 24, 32},
+	Q2_K:    {"q2_K", 10, 84, 256},
+	Q3_K:    {"q3_K", 11, 110, 256},
+	Q4_K:    {"q4_K", 12, 144, 256},
+	Q5_K:    {"q5_K", 13, 176, 256},
+	Q6_K:    {"q6_K", 14, 210, 256},
+	IQ1_S:   {"iq1_s", 19, 50, 256},
+	IQ1_M:   {"iq1_m", 29, 56, 256},
+	IQ4_NL:  {"iq4_nl", 20, 18, 32},
+	IQ4_XS:  {"iq4_xs", 23, 136, 256},
+	MXFP4:   {"mxfp4", 39, 17, 32},
+	BF16:    {"bf16", 30, 32, 16},
+	Q1_0:    {"q1_0", 41, 18, 128},
+	Q2_0:    {"q2_0", 42, 18, 64},
+	TQ2_0:   {"tq2_0", 35, 66, 256},
 }
 
-// Types returns every supported type in a fixed order.
-func Types() []Type {
-	out := make([]Type, numTypes)
+// numKernelTypes is the count of the types the kernel models take (F32 ..
+// IQ3_S, the first golden set's); the types after them (Q4_1 .. TQ2_0, the
+// golden-types set's) have block formats, both decoder forms and cost data, but
+// no kernel geometry of their own yet, so the command line, test-backend-ops
+// matching and GGUF reading do not offer them (ParseType refuses them).
+const numKernelTypes = int(Q4_1)
+
+// Types returns the weight types the kernel models take, in a fixed order:
+// what --type, a test-backend-ops row's type_a and a GGUF tensor may name.
+func Types() []Type { return typeRange(numKernelTypes) }
+
+// DecodedTypes returns every type this package decodes, in a fixed order:
+// Types() followed by q4_1, q5_0, q5_1, q2_K, q3_K, q4_K, q5_K, q6_K, iq1_s,
+// iq1_m, iq4_nl, iq4_xs, mxfp4, bf16, q1_0, q2_0 and tq2_0.
+func DecodedTypes() []Type { return typeRange(int(numTypes)) }
+
+func typeRange(n int) []Type {
+	out := make([]Type, n)
 	for i := range out {
 		out[i] = Type(i)
 	}
 	return out
 }
 
-// Valid reports whether t is one of the supported types.
+// Valid reports whether t is one of the decoded types (DecodedTypes).
 func (t Type) Valid() bool { return t < numTypes }
 
 // Layout returns the memory layout of t. It panics on an invalid Type, which
@@ -78,11 +132,30 @@ func (t Type) String() string {
 // Chunks returns nl, the number of 16-weight chunks in one block (the range of il).
 func (t Type) Chunks() int { return layouts[t].BlockWeights / 16 }
 
-// Quantized reports whether t is a block-quantized type (not f32/f16).
-func (t Type) Quantized() bool { return t != F32 && t != F16 }
+// Quantized reports whether t is a block-quantized type (not f32, f16 or bf16).
+func (t Type) Quantized() bool { return t != F32 && t != F16 && t != BF16 }
 
-// Codebook reports whether t decodes through an iq codebook grid, i.e. whether the
-// codebook-read Strategy changes anything for it.
+// StagesBFloat reports whether the mat-mat kernels of t stage their operands in
+// threadgroup memory as bfloat instead of half: only bf16, whose
+// kernel_mul_mm_bf16_f32 and kernel_mul_mm_id_bf16_f32 are instantiated with
+// bfloat for both the weights and the activations (ggml-metal.metal L11044,
+// L11105 at ggml d99724f). Use RoundStaged to apply that rounding.
+func (t Type) StagesBFloat() bool { return t == BF16 }
+
+// RoundStaged rounds f the way the mat-mat kernels of weight type t store an
+// operand value in threadgroup memory: to bfloat for bf16 (RoundBF16), to half
+// for every other type (RoundHalf).
+func (t Type) RoundStaged(f float32) float32 {
+	if t == BF16 {
+		return RoundBF16(f)
+	}
+	return RoundHalf(f)
+}
+
+// Codebook reports whether t decodes through an iq2/iq3 codebook grid, i.e.
+// whether the codebook-read Strategy changes anything for it. iq1_s and iq1_m
+// read a grid too, but upstream reads it byte by byte and no word-read variant
+// of them exists, so both strategies decode them the same way.
 func (t Type) Codebook() bool {
 	switch t {
 	case IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S:
@@ -101,16 +174,24 @@ func (t Type) RowBytes(k int) (int, error) {
 	return k / l.BlockWeights * l.BlockBytes, nil
 }
 
-// ParseType maps a ggml type name to a Type. The error lists the allowed names.
-func ParseType(s string) (Type, error) {
-	for i, l := range layouts {
-		if l.Name == s {
-			return Type(i), nil
+// ParseType maps the ggml name of a type the kernel models take (Types) to a
+// Type. The error lists the allowed names.
+func ParseType(s string) (Type, error) { return parseType(s, Types()) }
+
+// ParseDecodedType maps the ggml name of any decoded type (DecodedTypes) to a
+// Type, for reading block data such as the golden sets. The error lists the
+// allowed names.
+func ParseDecodedType(s string) (Type, error) { return parseType(s, DecodedTypes()) }
+
+func parseType(s string, allowed []Type) (Type, error) {
+	for _, t := range allowed {
+		if layouts[t].Name == s {
+			return t, nil
 		}
 	}
-	names := make([]string, len(layouts))
-	for i, l := range layouts {
-		names[i] = l.Name
+	names := make([]string, len(allowed))
+	for i, t := range allowed {
+		names[i] = layouts[t].Name
 	}
 	return 0, fmt.Errorf("unknown weight type %q (allowed: %s)", s, strings.Join(names, ", "))
 }

@@ -59,7 +59,7 @@ type DequantEntry struct {
 	InputF32  *Descriptor `json:"input_f32"`  // conversion: Count float32 inputs
 	OutputF16 *Descriptor `json:"output_f16"` // conversion: Count binary16 results
 
-	// DType is Type parsed by dequant.ParseType (block sets only).
+	// DType is Type parsed by dequant.ParseDecodedType (block sets only).
 	DType dequant.Type `json:"-"`
 }
 
@@ -144,7 +144,7 @@ func (e *DequantEntry) validate(files map[string]Descriptor) error {
 		return fmt.Errorf("variant: %q is not one of %s, %s, %s, %s", e.Variant,
 			VariantQuantizer, VariantRandomBytes, VariantEdgeScales, VariantConversion)
 	}
-	t, err := dequant.ParseType(e.Type)
+	t, err := dequant.ParseDecodedType(e.Type)
 	if err != nil {
 		return fmt.Errorf("type: %w", err)
 	}

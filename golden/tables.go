@@ -2,6 +2,8 @@ package golden
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/metalsim/metalsim/dequant"
 )
@@ -9,13 +11,17 @@ import (
 // TableIndex is tables/index.json: the lookup-table files and ggml's block
 // layouts.
 type TableIndex struct {
-	FormatVersion   int           `json:"format_version"`
-	Producer        Producer      `json:"producer"`
-	ByteOrder       string        `json:"byte_order"`
-	TableFileFormat string        `json:"table_file_format"`
-	Tables          []TableInfo   `json:"tables"`
-	BlockLayouts    []BlockLayout `json:"block_layouts"`
-	Notes           string        `json:"notes"`
+	FormatVersion   int         `json:"format_version"`
+	Producer        Producer    `json:"producer"`
+	ByteOrder       string      `json:"byte_order"`
+	TableFileFormat string      `json:"table_file_format"`
+	Tables          []TableInfo `json:"tables"`
+	// ExternalTables are tables of another golden set that apply to this one
+	// (golden-types: the first set's fp16_to_fp32), named by a path relative to
+	// the tables/ folder.
+	ExternalTables []ExternalTable `json:"external_tables"`
+	BlockLayouts   []BlockLayout   `json:"block_layouts"`
+	Notes          string          `json:"notes"`
 
 	// Dir is the directory the index was read from ("" after ParseTableIndex).
 	Dir string `json:"-"`
@@ -32,6 +38,42 @@ type TableInfo struct {
 	RawLESHA256  string   `json:"raw_le_sha256"` // digest of the values packed little-endian
 	UsedBy       []string `json:"used_by"`
 	Description  string   `json:"description"`
+}
+
+// ExternalTable is an entry of external_tables[]: a table file of another golden
+// set, by a relative path, with the digests of TableInfo.
+type ExternalTable struct {
+	Name        string   `json:"name"`
+	File        string   `json:"file"` // relative to the tables/ folder, e.g. "../../golden/tables/fp16_to_fp32.txt"
+	FileSHA256  string   `json:"file_sha256"`
+	RawLESHA256 string   `json:"raw_le_sha256"`
+	UsedBy      []string `json:"used_by"`
+	Description string   `json:"description"`
+}
+
+// External returns the external_tables entry named name, or nil.
+func (x *TableIndex) External(name string) *ExternalTable {
+	for i := range x.ExternalTables {
+		if x.ExternalTables[i].Name == name {
+			return &x.ExternalTables[i]
+		}
+	}
+	return nil
+}
+
+func (e ExternalTable) validate() error {
+	switch {
+	case e.Name == "":
+		return fmt.Errorf("name: missing")
+	case e.File == "" || filepath.IsAbs(e.File) || strings.Contains(e.File, `\`):
+		return fmt.Errorf("file: %q: want a relative path with / separators", e.File)
+	}
+	for _, d := range []struct{ field, v string }{{"file_sha256", e.FileSHA256}, {"raw_le_sha256", e.RawLESHA256}} {
+		if len(d.v) != 64 || strings.Trim(d.v, "0123456789abcdef") != "" {
+			return fmt.Errorf("%s: %q is not 64 lower-case hex digits", d.field, d.v)
+		}
+	}
+	return nil
 }
 
 // BlockLayout is ggml's memory layout of one type, as measured with offsetof.
@@ -63,7 +105,7 @@ func elementBytes(typ string) (n int, ok bool) {
 	switch typ {
 	case "uint8", "int8":
 		return 1, true
-	case "uint16", "int16", "fp16":
+	case "uint16", "int16", "fp16", "bf16":
 		return 2, true
 	case "uint32", "int32", "fp32":
 		return 4, true
@@ -134,6 +176,15 @@ func (x *TableIndex) validate() error {
 		}
 		seen[t.Name] = true
 	}
+	for i, e := range x.ExternalTables {
+		if err := e.validate(); err != nil {
+			return fmt.Errorf("external_tables[%d] %q: %w", i, e.Name, err)
+		}
+		if seen[e.Name] {
+			return fmt.Errorf("external_tables[%d] %q: name: duplicate", i, e.Name)
+		}
+		seen[e.Name] = true
+	}
 	seen = map[string]bool{}
 	for i, b := range x.BlockLayouts {
 		if err := b.validate(); err != nil {
@@ -171,10 +222,10 @@ func (t TableInfo) validate() error {
 }
 
 // validate checks a layout against package dequant's Layout of the same type.
-// f16/f32 are elements in ggml (block_bytes 2 or 4, 1 element) but 16-element
-// matrices in dequant, so for them only the bytes per weight must agree.
+// f16/bf16/f32 are elements in ggml (block_bytes 2 or 4, 1 element) but
+// 16-element matrices in dequant, so for them only the bytes per weight must agree.
 func (b BlockLayout) validate() error {
-	t, err := dequant.ParseType(b.Type)
+	t, err := dequant.ParseDecodedType(b.Type)
 	if err != nil {
 		return fmt.Errorf("type: %w", err)
 	}

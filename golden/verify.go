@@ -52,11 +52,14 @@ func dirExists(path string) (bool, error) {
 }
 
 // VerifyTables compares the lookup tables built into package dequant with
-// dir/tables: for each built-in table, the index entry must exist, the text
-// file's SHA-256 must equal file_sha256, its values must equal the built-in
-// ones, and the built-in values packed little-endian must hash to
-// raw_le_sha256. It returns (nil, nil) when dir has no tables/ folder, and an
-// error when index.json cannot be read or is invalid.
+// dir/tables. Every table index.json lists is checked (in index order): it must
+// be built in, its text file's SHA-256 must equal file_sha256, its values must
+// equal the built-in ones, and the built-in values packed little-endian must
+// hash to raw_le_sha256. Every built-in table that a type of the index's
+// block_layouts reads must be listed. fp16_to_fp32 (listed, or named in
+// external_tables) is checked by VerifyDequant. It returns (nil, nil) when dir
+// has no tables/ folder, and an error when index.json cannot be read or is
+// invalid.
 func VerifyTables(dir string) ([]Result, error) {
 	tdir := filepath.Join(dir, "tables")
 	if ok, err := dirExists(tdir); !ok {
@@ -66,14 +69,47 @@ func VerifyTables(dir string) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Result
+	builtIn := map[string]dequant.LookupTable{}
 	for _, lt := range dequant.LookupTables() {
-		r := Result{Set: "tables", Name: lt.Name}
-		r.Detail, r.Pass = verifyTable(tdir, idx.Table(lt.Name), lt)
+		builtIn[lt.Name] = lt
+	}
+	var out []Result
+	for i := range idx.Tables {
+		info := &idx.Tables[i]
+		if info.Name == fp16Table {
+			continue
+		}
+		r := Result{Set: "tables", Name: info.Name}
+		if lt, ok := builtIn[info.Name]; ok {
+			r.Detail, r.Pass = verifyTable(tdir, info, lt)
+		} else {
+			r.Detail = "listed in index.json, but package dequant has no such table"
+		}
 		out = append(out, r)
+	}
+	layoutTypes := map[dequant.Type]bool{}
+	for _, b := range idx.BlockLayouts {
+		if t, err := dequant.ParseDecodedType(b.Type); err == nil {
+			layoutTypes[t] = true
+		}
+	}
+	for _, lt := range dequant.LookupTables() {
+		if idx.Table(lt.Name) != nil {
+			continue
+		}
+		for _, t := range lt.UsedBy {
+			if layoutTypes[t] {
+				out = append(out, Result{Set: "tables", Name: lt.Name,
+					Detail: fmt.Sprintf("not listed in index.json, but block_layouts has %s, whose decoder reads it", t)})
+				break
+			}
+		}
 	}
 	return out, nil
 }
+
+// fp16Table is the fp16 -> fp32 table's name in the golden indexes.
+const fp16Table = "fp16_to_fp32"
 
 func verifyTable(dir string, info *TableInfo, lt dequant.LookupTable) (string, bool) {
 	if info == nil {
@@ -329,42 +365,62 @@ func verifyConversion(dir string, e *DequantEntry) Result {
 	return r
 }
 
-// verifyWidening checks Float32FromHalf against tables/fp16_to_fp32.txt when the
-// file exists (ok = false when it does not). When index.json lists the table,
-// the file's digest is checked too.
+// verifyWidening checks Float32FromHalf against fp16_to_fp32.txt (ok = false
+// when the set has none): the file tables/fp16_to_fp32.txt, or the file
+// index.json's external_tables names for it (golden-types points at the first
+// set's copy; a missing external file is a failure). When index.json lists the
+// table, the file's digest and the packed values' digest are checked too.
 func verifyWidening(tdir string) (Result, bool) {
-	const name = "fp16_to_fp32"
-	path := filepath.Join(tdir, name+".txt")
-	text, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Result{}, false
+	r := Result{Set: "dequant", Name: fp16Table}
+	file := fp16Table + ".txt"
+	var fileSHA, rawSHA string
+	external := false
+	if idx, err := ReadTableIndex(tdir); err == nil {
+		if ti := idx.Table(fp16Table); ti != nil {
+			file, fileSHA, rawSHA = ti.File, ti.FileSHA256, ti.RawLESHA256
+		} else if ex := idx.External(fp16Table); ex != nil {
+			file, fileSHA, rawSHA, external = ex.File, ex.FileSHA256, ex.RawLESHA256, true
+		}
 	}
-	r := Result{Set: "dequant", Name: name}
-	if err != nil {
+	path := filepath.Join(tdir, filepath.FromSlash(file))
+	text, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !external:
+		return Result{}, false
+	case errors.Is(err, fs.ErrNotExist):
+		r.Detail = fmt.Sprintf("external table %q (%s): missing; this set's index.json takes it from another golden set, which must sit beside it", file, path)
+		return r, true
+	case err != nil:
 		r.Detail = err.Error()
 		return r, true
 	}
-	info := &TableInfo{Name: name, File: name + ".txt", ElementType: "uint32", ElementBytes: 4, Count: 1 << 16}
-	if idx, err := ReadTableIndex(tdir); err == nil {
-		if ti := idx.Table(name); ti != nil {
-			if got := sha256Hex(text); got != ti.FileSHA256 {
-				r.Detail = fmt.Sprintf("file %q: sha256: index file_sha256 says %s, file has %s", info.File, ti.FileSHA256, got)
-				return r, true
-			}
-		}
-	}
-	vals, err := parseTableText(text, info)
-	if err != nil {
-		r.Detail = fmt.Sprintf("file %q: %v", info.File, err)
+	if got := sha256Hex(text); fileSHA != "" && got != fileSHA {
+		r.Detail = fmt.Sprintf("file %q: sha256: index file_sha256 says %s, file has %s", file, fileSHA, got)
 		return r, true
 	}
+	info := &TableInfo{Name: fp16Table, File: file, ElementType: "uint32", ElementBytes: 4, Count: 1 << 16}
+	vals, err := parseTableText(text, info)
+	if err != nil {
+		r.Detail = fmt.Sprintf("file %q: %v", file, err)
+		return r, true
+	}
+	raw := make([]byte, 0, 4<<16)
 	for h, want := range vals {
-		if got := math.Float32bits(dequant.Float32FromHalf(uint16(h))); uint64(got) != want {
+		got := math.Float32bits(dequant.Float32FromHalf(uint16(h)))
+		if uint64(got) != want {
 			r.Detail = fmt.Sprintf("half %#04x: Float32FromHalf gives %#08x, table %#08x", h, got, want)
 			return r, true
 		}
+		raw = binary.LittleEndian.AppendUint32(raw, got)
+	}
+	if got := sha256Hex(raw); rawSHA != "" && got != rawSHA {
+		r.Detail = fmt.Sprintf("file %q: raw_le_sha256: index says %s, the values hash to %s", file, rawSHA, got)
+		return r, true
 	}
 	r.Pass = true
 	r.Detail = "Float32FromHalf equals ggml's fp16 -> fp32 on all 65536 patterns"
+	if external {
+		r.Detail += fmt.Sprintf(" (external table %s)", file)
+	}
 	return r, true
 }

@@ -1,12 +1,14 @@
-// Command gentables turns the codebook text files of dequant/tables (copies of
-// the golden tables/ files, see golden README §2) into dequant/tables_gen.go,
-// which holds each table as fixed-size Go arrays in the two shapes the decoders
-// read them in:
+// Command gentables turns the lookup-table text files of dequant/tables (copies
+// of the golden tables/ files of both golden sets, see their READMEs §2) into
+// dequant/tables_gen.go, which holds each table as fixed-size Go arrays in the
+// shapes the decoders read them in:
 //
-//   - byte views ([N]uint8, or [N][8]uint8 / [N][4]uint8 for the grids), read by
-//     the ByteReads strategy one byte per load, like the Metal shader;
+//   - byte views ([N]uint8 or [N]int8, or [N][8]uint8 / [N][4]uint8 for the grids,
+//     [N][8]int8 for iq1s_grid), read one byte per load, like the Metal shader
+//     (ByteReads) and ggml's CPU code;
 //   - word views ([N][2]uint32 for the 8-byte iq2 grids, [N]uint32 for the 4-byte
-//     iq3 grids), read by the WordReads strategy one little-endian uint32 per load.
+//     iq3 grids), read by the WordReads strategy one little-endian uint32 per load;
+//   - value views ([N]uint32) for the e8m0 scale tables: binary32 bit patterns.
 //
 // Run it with `go generate ./dequant/` (the directive is in dequant/tables.go).
 // It fails, naming the file and line, on any deviation from the table file
@@ -32,18 +34,26 @@ type table struct {
 	elemType  string // element type in the file header
 	elemBytes int
 	count     int
-	bytesVar  string // Go name of the byte view
-	wordsVar  string // Go name of the word view ("" for the uint8 tables)
+	bytesVar  string // Go name of the byte (or, for valueView tables, value) view
+	wordsVar  string // Go name of the word view ("" for none)
+	byteType  string // element type of the byte view: "uint8" or "int8"
+	valueView bool   // uint32 tables kept as [N]uint32 values instead of bytes
 }
 
 var tables = []table{
-	{"kmask_iq2xs", "uint8", 1, 8, "kmaskIQ2XS", ""},
-	{"ksigns_iq2xs", "uint8", 1, 128, "ksignsIQ2XS", ""},
-	{"iq2xxs_grid", "uint64", 8, 256, "iq2xxsGridBytes", "iq2xxsGridWords"},
-	{"iq2xs_grid", "uint64", 8, 512, "iq2xsGridBytes", "iq2xsGridWords"},
-	{"iq2s_grid", "uint64", 8, 1024, "iq2sGridBytes", "iq2sGridWords"},
-	{"iq3xxs_grid", "uint32", 4, 256, "iq3xxsGridBytes", "iq3xxsGridWords"},
-	{"iq3s_grid", "uint32", 4, 512, "iq3sGridBytes", "iq3sGridWords"},
+	{"kmask_iq2xs", "uint8", 1, 8, "kmaskIQ2XS", "", "uint8", false},
+	{"ksigns_iq2xs", "uint8", 1, 128, "ksignsIQ2XS", "", "uint8", false},
+	{"iq2xxs_grid", "uint64", 8, 256, "iq2xxsGridBytes", "iq2xxsGridWords", "uint8", false},
+	{"iq2xs_grid", "uint64", 8, 512, "iq2xsGridBytes", "iq2xsGridWords", "uint8", false},
+	{"iq2s_grid", "uint64", 8, 1024, "iq2sGridBytes", "iq2sGridWords", "uint8", false},
+	{"iq3xxs_grid", "uint32", 4, 256, "iq3xxsGridBytes", "iq3xxsGridWords", "uint8", false},
+	{"iq3s_grid", "uint32", 4, 512, "iq3sGridBytes", "iq3sGridWords", "uint8", false},
+	{"kvalues_iq4nl", "int8", 1, 16, "kvaluesIQ4NL", "", "int8", false},
+	{"kvalues_mxfp4", "int8", 1, 16, "kvaluesMXFP4", "", "int8", false},
+	{"iq1s_grid", "uint64", 8, 2048, "iq1sGrid", "", "int8", false},
+	{"iq1s_grid_gpu", "uint32", 4, 2048, "iq1sGridGPU", "", "uint8", false},
+	{"e8m0_to_fp32_half", "uint32", 4, 256, "e8m0ToFP32Half", "", "", true},
+	{"e8m0_to_fp32", "uint32", 4, 256, "e8m0ToFP32", "", "", true},
 }
 
 func main() {
@@ -126,33 +136,58 @@ func readTable(path string, t table) ([]uint64, error) {
 	return vals, nil
 }
 
-// writeTable emits the byte view and (for grids) the word view of one table.
+// byteLit writes one byte of a byte view: hex for uint8, a decimal for int8.
+func byteLit(buf *bytes.Buffer, typ string, b byte) {
+	if typ == "int8" {
+		fmt.Fprintf(buf, "%d, ", int8(b))
+		return
+	}
+	fmt.Fprintf(buf, "0x%02x, ", b)
+}
+
+// writeTable emits the byte view (or value view) and, when named, the word view
+// of one table.
 func writeTable(buf *bytes.Buffer, t table, vals []uint64) {
 	n := len(vals)
+	if t.valueView {
+		fmt.Fprintf(buf, "\n// %s is ggml's %s (%d x %s), from tables/%s.txt: binary32 bit patterns.\n", t.bytesVar, t.name, n, t.elemType, t.name)
+		fmt.Fprintf(buf, "var %s = [%d]uint32{", t.bytesVar, n)
+		for i, v := range vals {
+			if i%8 == 0 {
+				buf.WriteString("\n")
+			}
+			fmt.Fprintf(buf, "0x%08x, ", v)
+		}
+		buf.WriteString("\n}\n")
+		return
+	}
 	if t.elemBytes == 1 {
 		fmt.Fprintf(buf, "\n// %s is ggml's %s (%d x %s), from tables/%s.txt.\n", t.bytesVar, t.name, n, t.elemType, t.name)
-		fmt.Fprintf(buf, "var %s = [%d]uint8{", t.bytesVar, n)
+		fmt.Fprintf(buf, "var %s = [%d]%s{", t.bytesVar, n, t.byteType)
 		for i, v := range vals {
 			if i%16 == 0 {
 				buf.WriteString("\n")
 			}
-			fmt.Fprintf(buf, "0x%02x, ", v)
+			byteLit(buf, t.byteType, byte(v))
 		}
 		buf.WriteString("\n}\n")
 		return
 	}
 
 	fmt.Fprintf(buf, "\n// %s is ggml's %s (%d x %s), from tables/%s.txt, as bytes:\n", t.bytesVar, t.name, n, t.elemType, t.name)
-	fmt.Fprintf(buf, "// %s[i][j] is byte j (little-endian) of entry i, the magnitude of element j.\n", t.bytesVar)
-	fmt.Fprintf(buf, "var %s = [%d][%d]uint8{\n", t.bytesVar, n, t.elemBytes)
+	fmt.Fprintf(buf, "// %s[i][j] is byte j (little-endian) of entry i.\n", t.bytesVar)
+	fmt.Fprintf(buf, "var %s = [%d][%d]%s{\n", t.bytesVar, n, t.elemBytes, t.byteType)
 	for _, v := range vals {
 		buf.WriteString("{")
 		for j := 0; j < t.elemBytes; j++ {
-			fmt.Fprintf(buf, "0x%02x, ", byte(v>>(8*j)))
+			byteLit(buf, t.byteType, byte(v>>(8*j)))
 		}
 		buf.WriteString("},\n")
 	}
 	buf.WriteString("}\n")
+	if t.wordsVar == "" {
+		return
+	}
 
 	if t.elemBytes == 8 {
 		fmt.Fprintf(buf, "\n// %s is ggml's %s as little-endian uint32 words:\n", t.wordsVar, t.name)

@@ -1,0 +1,40 @@
+package dequant
+
+import "encoding/binary"
+
+// Every read a Metal-form decoder makes of its block or of a constant-memory
+// table goes through one of the helpers below, one call per load the shader
+// issues (after the common-subexpression elimination of ChunkCost's rule R1).
+// They compile to plain reads; their only job is to mark the loads, so that the
+// test-only copy of the decoders (counted_gen_test.go, generated from these
+// files) can count every load by address space and width and compare the count
+// with ChunkCost.
+
+// b is the block or a slice of it (a decoder may slice out the region a chunk
+// reads first, which lets the compiler drop the per-load bounds checks).
+
+// devU8 is a 1-byte device load of b[off].
+func devU8(b []byte, off int) uint8 { return b[off] }
+
+// devU16 is a 2-byte device load: the little-endian uint16 at b[off:].
+func devU16(b []byte, off int) uint16 { return binary.LittleEndian.Uint16(b[off:]) }
+
+// devU32 is a 4-byte device load: the little-endian uint32 at b[off:].
+func devU32(b []byte, off int) uint32 { return binary.LittleEndian.Uint32(b[off:]) }
+
+// devBytes4 is a 4-byte device load of packed bytes (a packed_char4): the 4
+// bytes at b[off:].
+func devBytes4(b []byte, off int) *[4]byte { return (*[4]byte)(b[off:]) }
+
+// devU128 is a 16-byte device load (a float4, half2x4 or bfloat2x4 row of a
+// 4x4 matrix): the 16 bytes at b[off:].
+func devU128(b []byte, off int) *[16]byte { return (*[16]byte)(b[off:]) }
+
+// fromConst8 marks v as one 1-byte load from a constant-memory table.
+func fromConst8(v uint8) uint8 { return v }
+
+// fromConst32 marks v as one 4-byte load from a constant-memory table.
+func fromConst32(v uint32) uint32 { return v }
+
+// fromConstF32 marks v as one 4-byte load from a constant-memory float table.
+func fromConstF32(v float32) float32 { return v }
