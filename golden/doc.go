@@ -1,7 +1,10 @@
-// Package golden reads and checks the golden reference directory produced from
-// ggml's CPU code (format: /work/shared/golden/README.md): its three manifests
-// (tables/index.json, dequant/manifest.json, mulmatid/manifest.json), the file
-// descriptors they hold, and the files they name.
+// Package golden reads and checks the golden reference directories produced
+// from ggml's CPU code: the first set (format: /work/shared/golden/README.md)
+// and golden-types, the 17 further weight types in the same formats with a few
+// additions (/work/shared/golden-types/README.md: external_tables, .bf16 files,
+// bf16's whole-value lists and ref_bf16in reference). A directory holds three
+// manifests (tables/index.json, dequant/manifest.json, mulmatid/manifest.json),
+// the file descriptors they hold, and the files they name.
 //
 // Reading is strict: every manifest is validated as a whole (format_version 1,
 // little-endian byte order, known type names, sizes consistent with the block
@@ -10,6 +13,7 @@
 // the stated size). Errors name the manifest file, the entry and the field, and
 // give the expected and actual values. Nothing panics on bad input.
 //
-// VerifyTables and VerifyDequant compare package dequant against the golden data
-// and report one Result per checked item, the lines `simrun golden` prints.
+// VerifyTables, VerifyDequant and VerifyMulMatID compare package dequant and
+// the emulator against the golden data and report one Result per checked item,
+// the lines `simrun golden` prints.
 package golden

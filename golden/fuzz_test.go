@@ -4,14 +4,18 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/metalsim/metalsim/dequant"
 )
 
 // FuzzReadDequantManifest feeds arbitrary bytes to ParseDequantManifest: it must
 // never panic, and whatever it accepts must satisfy the documented invariants.
 // Seed corpus: testdata/fuzz/FuzzReadDequantManifest plus the good fixture.
 func FuzzReadDequantManifest(f *testing.F) {
-	if b, err := os.ReadFile(filepath.Join("testdata", "good", "dequant", "manifest.json")); err == nil {
-		f.Add(b)
+	for _, p := range []string{filepath.Join("testdata", "good", "dequant", "manifest.json"), "../dequant/testdata/golden-types/dequant/manifest.json"} {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseDequantManifest(data)
@@ -26,14 +30,16 @@ func FuzzReadDequantManifest(f *testing.F) {
 		}
 		for _, e := range m.Entries {
 			if e.IsConversion() {
-				if e.InputF32 == nil || e.OutputF16 == nil || e.InputF32.Bytes != 4*int64(e.Count) || e.OutputF16.Bytes != 2*int64(e.Count) {
+				out, _ := e.Output()
+				if e.InputF32 == nil || out == nil || e.InputF32.Bytes != 4*int64(e.Count) || out.Bytes != 2*int64(e.Count) {
 					t.Fatalf("accepted conversion entry %+v", e)
 				}
 				continue
 			}
 			l := e.DType.Layout()
-			if !e.DType.Quantized() || e.Blocks == nil || e.F32 == nil || e.NElements != e.NBlocks*l.BlockWeights ||
-				e.Blocks.Bytes != int64(e.NBlocks*l.BlockBytes) || e.F32.Bytes != 4*int64(e.NElements) {
+			if e.DType == dequant.F32 || e.DType == dequant.F16 || e.Blocks == nil || e.F32 == nil ||
+				e.NElements != e.NBlocks*e.ElementsPerBlock || e.NElements%l.BlockWeights != 0 ||
+				e.Blocks.Bytes != int64(e.NElements/l.BlockWeights*l.BlockBytes) || e.F32.Bytes != 4*int64(e.NElements) {
 				t.Fatalf("accepted block entry %+v", e)
 			}
 		}
@@ -79,6 +85,9 @@ func FuzzReadMulMatIDManifest(f *testing.F) {
 // allocate. Seed corpus: testdata/fuzz/FuzzParseTableIndex (the committed
 // index and broken variants).
 func FuzzParseTableIndex(f *testing.F) {
+	if b, err := os.ReadFile("../dequant/testdata/golden-types/tables/index.json"); err == nil {
+		f.Add(b) // external_tables, a bf16 layout
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		x, err := ParseTableIndex(data)
 		if err != nil {

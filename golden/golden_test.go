@@ -160,15 +160,19 @@ func TestVerifyFixtures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ds) != 2*4+1 {
-		t.Errorf("VerifyDequant: %d results, want 9", len(ds))
+	if len(ds) != 3*4+1 {
+		t.Errorf("VerifyDequant: %d results, want 13 (CPU form and both strategies per entry, the conversion)", len(ds))
 	}
 	for _, r := range append(rs, ds...) {
 		if !r.Pass {
 			t.Error(r)
 		}
-		if strings.HasPrefix(r.Name, "q4_0_edge/") && !strings.Contains(r.Detail, "161 documented Metal differences (50 sign of zero, 111 from half-rounded scales)") {
-			t.Errorf("q4_0_edge: unexpected detail %q", r.Detail)
+		want := "161 documented Metal differences (50 sign of zero, 111 from inexact scale steps)"
+		if r.Name == "q4_0_edge/cpu" {
+			want = "CPU form: 512 values bit-exact"
+		}
+		if strings.HasPrefix(r.Name, "q4_0_edge/") && !strings.Contains(r.Detail, want) {
+			t.Errorf("%s: detail %q, want one containing %q", r.Name, r.Detail, want)
 		}
 	}
 }

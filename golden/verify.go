@@ -180,17 +180,19 @@ func sha256Hex(b []byte) string {
 }
 
 // VerifyDequant checks package dequant against dir/dequant/manifest.json. Every
-// block entry is decoded with both strategies and compared bit for bit with its
-// .f32 file (one Result per entry and strategy). For q4_0 the documented
-// Metal-vs-CPU differences (golden README §3) count as passes and are counted in
-// Detail: the sign of a zero result with exact half scales (Metal +0.0, CPU
-// -0.0), and values of chunks whose half scales half(d/16) or half(-8d) are
-// inexact, which must equal an independent float64 model of the Metal
-// arithmetic. The conversion entry checks HalfFromFloat32; if
-// dir/tables/fp16_to_fp32.txt exists, Float32FromHalf is checked on all 65536
-// patterns. It returns (nil, nil) when dir has no dequant/ folder and an error
-// when the manifest cannot be read or is invalid; a bad data file is a failing
-// Result.
+// block entry is decoded with CPUDecoder, which must equal its .f32 file bit for
+// bit ("<entry>/cpu"), and with both strategies of the Metal-form Decoder
+// ("<entry>/bytes", "<entry>/words"), whose values must equal the file's or
+// differ as dequant.CompareMetal documents (golden README §3, golden-types
+// README §3.1): a +0 for the CPU's -0 in the offset-adding types, or the value of
+// an inexact half (mxfp4: +inf) scale step, equal to an independent float64
+// model; Detail counts them. For bf16 the blocks must also hold the entry's
+// bits_per_block. The conversion entry checks HalfFromFloat32 (fp32_to_fp16)
+// or BF16FromFloat32 (fp32_to_bf16); if the set has fp16_to_fp32.txt (in
+// tables/, or named by index.json's external_tables), Float32FromHalf is checked
+// on all 65536 patterns. It returns (nil, nil) when dir has no dequant/ folder
+// and an error when the manifest cannot be read or is invalid; a bad data file
+// is a failing Result.
 func VerifyDequant(dir string) ([]Result, error) {
 	ddir := filepath.Join(dir, "dequant")
 	if ok, err := dirExists(ddir); !ok {
@@ -215,12 +217,15 @@ func VerifyDequant(dir string) ([]Result, error) {
 	return out, nil
 }
 
+// blockForms are the decoders verifyBlocks runs: the CPU form, then both
+// strategies of the Metal form.
+var blockForms = []string{"cpu", dequant.ByteReads.String(), dequant.WordReads.String()}
+
 func verifyBlocks(dir string, e *DequantEntry) []Result {
-	strategies := []dequant.Strategy{dequant.ByteReads, dequant.WordReads}
 	fail := func(detail string) []Result {
 		var rs []Result
-		for _, s := range strategies {
-			rs = append(rs, Result{"dequant", e.Name + "/" + s.String(), false, detail})
+		for _, f := range blockForms {
+			rs = append(rs, Result{"dequant", e.Name + "/" + f, false, detail})
 		}
 		return rs
 	}
@@ -232,106 +237,93 @@ func verifyBlocks(dir string, e *DequantEntry) []Result {
 	if err != nil {
 		return fail(err.Error())
 	}
-	t := e.DType
-	l := t.Layout()
-	var rs []Result
-	for _, s := range strategies {
-		decode := dequant.Decoder(t, s)
-		var chunk [16]float32
-		var exact, zeroSign, scaleRounded int
-		first := ""
-		for b := 0; b < e.NBlocks; b++ {
-			block := blocks[b*l.BlockBytes : (b+1)*l.BlockBytes]
-			for il := 0; il < t.Chunks(); il++ {
-				decode(block, il, &chunk)
-				for j, got := range chunk {
-					i := b*l.BlockWeights + 16*il + j
-					want := math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
-					if math.Float32bits(got) == math.Float32bits(want) {
-						exact++
-						continue
-					}
-					if t == dequant.Q4_0 {
-						switch q4Documented(block, il, j, got, want) {
-						case q4ZeroSign:
-							zeroSign++
-							continue
-						case q4ScaleRounded:
-							scaleRounded++
-							continue
-						}
-					}
-					if first == "" {
-						first = fmt.Sprintf("block %d weight %d: got %g (%#08x), ggml %g (%#08x)",
-							b, 16*il+j, got, math.Float32bits(got), want, math.Float32bits(want))
-					}
-				}
-			}
-		}
-		r := Result{Set: "dequant", Name: e.Name + "/" + s.String(), Pass: first == ""}
-		n := e.NElements
-		switch {
-		case !r.Pass:
-			r.Detail = fmt.Sprintf("%d of %d values differ from ggml; first: %s", n-exact-zeroSign-scaleRounded, n, first)
-		case t == dequant.Q4_0:
-			r.Detail = fmt.Sprintf("%d values: %d bit-exact, %d documented Metal differences (%d sign of zero, %d from half-rounded scales)",
-				n, exact, zeroSign+scaleRounded, zeroSign, scaleRounded)
-		default:
-			r.Detail = fmt.Sprintf("%d values bit-exact", n)
-		}
-		rs = append(rs, r)
+	want := make([]float32, e.NElements)
+	for i := range want {
+		want[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+	}
+	// where names element i as the manifest numbers it (a bf16 block is one element)
+	where := func(i int) string {
+		return fmt.Sprintf("block %d weight %d", i/e.ElementsPerBlock, i%e.ElementsPerBlock)
+	}
+	rs := []Result{verifyCPU(e, blocks, want, where)}
+	for _, s := range []dequant.Strategy{dequant.ByteReads, dequant.WordReads} {
+		rs = append(rs, verifyMetal(e, s, blocks, want, where))
 	}
 	return rs
 }
 
-// Kinds of q4_0 differences between Metal and ggml's CPU.
-const (
-	q4Undocumented = iota
-	q4ZeroSign
-	q4ScaleRounded
-)
-
-// q4Documented classifies a differing q4_0 value (weight j of chunk il).
-func q4Documented(block []byte, il, j int, metal, cpu float32) int {
-	d := float64(dequant.Float32FromHalf(binary.LittleEndian.Uint16(block)))
-	n := int(block[2+j] & 15)
-	if il == 1 {
-		n = int(block[2+j] >> 4)
-	}
-	md := roundHalf64(-8 * d)
-	d1, x := d, float64(n)
-	if il == 1 {
-		d1, x = roundHalf64(d/16), float64(16*n)
-	}
-	if exact := !math.IsInf(md, 0) && (il == 0 || d1 == d/16); exact {
-		if cpu == 0 && math.Float32bits(metal) == 0 {
-			return q4ZeroSign
+// verifyCPU compares CPUDecoder with the file bit for bit.
+func verifyCPU(e *DequantEntry, blocks []byte, want []float32, where func(int) string) Result {
+	t := e.DType
+	l := t.Layout()
+	r := Result{Set: "dequant", Name: e.Name + "/cpu"}
+	for i, s := range e.BitsPerBlock {
+		if v, _ := parseHalfBits(s); binary.LittleEndian.Uint16(blocks[2*i:]) != v {
+			r.Detail = fmt.Sprintf("element %d: the blocks hold %#04x, bits_per_block[%d] says %s", i, binary.LittleEndian.Uint16(blocks[2*i:]), i, s)
+			return r
 		}
-		return q4Undocumented
 	}
-	if model := float32(d1*x + md); math.Float32bits(model) == math.Float32bits(metal) {
-		return q4ScaleRounded
+	decode := dequant.CPUDecoder(t)
+	got := make([]float32, l.BlockWeights)
+	bad, first := 0, ""
+	for b := 0; b < e.NElements/l.BlockWeights; b++ {
+		decode(blocks[b*l.BlockBytes:(b+1)*l.BlockBytes], got)
+		for j, g := range got {
+			i := b*l.BlockWeights + j
+			if math.Float32bits(g) != math.Float32bits(want[i]) {
+				if bad++; bad == 1 {
+					first = fmt.Sprintf("%s: got %g (%#08x), ggml %g (%#08x)", where(i), g, math.Float32bits(g), want[i], math.Float32bits(want[i]))
+				}
+			}
+		}
 	}
-	return q4Undocumented
+	r.Pass = bad == 0
+	switch {
+	case !r.Pass:
+		r.Detail = fmt.Sprintf("CPU form: %d of %d values differ from ggml; first: %s", bad, e.NElements, first)
+	case e.BitsPerBlock != nil:
+		r.Detail = fmt.Sprintf("CPU form: %d values bit-exact; the blocks hold bits_per_block", e.NElements)
+	default:
+		r.Detail = fmt.Sprintf("CPU form: %d values bit-exact", e.NElements)
+	}
+	return r
 }
 
-// roundHalf64 rounds x to binary16 (nearest, ties to even; above 65504 to inf)
-// in float64 arithmetic, independently of package dequant's bit manipulation.
-func roundHalf64(x float64) float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) || x == 0 {
-		return x
+// verifyMetal compares the Metal-form decoder with the file, allowing the
+// documented differences.
+func verifyMetal(e *DequantEntry, s dequant.Strategy, blocks []byte, want []float32, where func(int) string) Result {
+	t := e.DType
+	l := t.Layout()
+	decode := dequant.Decoder(t, s)
+	var chunk [16]float32
+	var kinds [dequant.Unexplained + 1]int
+	first := ""
+	for b := 0; b < e.NElements/l.BlockWeights; b++ {
+		block := blocks[b*l.BlockBytes : (b+1)*l.BlockBytes]
+		for il := 0; il < t.Chunks(); il++ {
+			decode(block, il, &chunk)
+			for j, got := range chunk {
+				i := b*l.BlockWeights + 16*il + j
+				k := dequant.CompareMetal(t, block, il, j, got, want[i])
+				if kinds[k]++; k == dequant.Unexplained && first == "" {
+					first = fmt.Sprintf("%s: got %g (%#08x), ggml %g (%#08x)",
+						where(i), got, math.Float32bits(got), want[i], math.Float32bits(want[i]))
+				}
+			}
+		}
 	}
-	a := math.Abs(x)
-	quantum := 0x1p-24
-	if a >= 0x1p-14 {
-		_, e := math.Frexp(a)
-		quantum = math.Ldexp(1, e-11)
+	r := Result{Set: "dequant", Name: e.Name + "/" + s.String(), Pass: first == ""}
+	n, documented := e.NElements, kinds[dequant.ZeroSign]+kinds[dequant.ScaleStep]
+	switch {
+	case !r.Pass:
+		r.Detail = fmt.Sprintf("%d of %d values differ from ggml; first: %s", kinds[dequant.Unexplained], n, first)
+	case documented > 0:
+		r.Detail = fmt.Sprintf("%d values: %d bit-exact, %d documented Metal differences (%d sign of zero, %d from inexact scale steps)",
+			n, kinds[dequant.BitExact], documented, kinds[dequant.ZeroSign], kinds[dequant.ScaleStep])
+	default:
+		r.Detail = fmt.Sprintf("%d values bit-exact", n)
 	}
-	r := math.RoundToEven(a/quantum) * quantum
-	if r > 65504 {
-		r = math.Inf(1)
-	}
-	return math.Copysign(r, x)
+	return r
 }
 
 func verifyConversion(dir string, e *DequantEntry) Result {
@@ -341,16 +333,21 @@ func verifyConversion(dir string, e *DequantEntry) Result {
 		r.Detail = err.Error()
 		return r
 	}
-	out, err := e.OutputF16.Read(dir)
+	od, bf16 := e.Output()
+	out, err := od.Read(dir)
 	if err != nil {
 		r.Detail = err.Error()
 		return r
+	}
+	conv, name, ref := dequant.HalfFromFloat32, "HalfFromFloat32", "ggml_fp32_to_fp16"
+	if bf16 {
+		conv, name, ref = dequant.BF16FromFloat32, "BF16FromFloat32", "ggml_fp32_to_bf16"
 	}
 	bad, first := 0, ""
 	for i := 0; i < e.Count; i++ {
 		f := math.Float32frombits(binary.LittleEndian.Uint32(in[4*i:]))
 		want := binary.LittleEndian.Uint16(out[2*i:])
-		if got := dequant.HalfFromFloat32(f); got != want {
+		if got := conv(f); got != want {
 			if bad++; bad == 1 {
 				first = fmt.Sprintf("input %d (%#08x): got %#04x, ggml %#04x", i, math.Float32bits(f), got, want)
 			}
@@ -358,7 +355,7 @@ func verifyConversion(dir string, e *DequantEntry) Result {
 	}
 	r.Pass = bad == 0
 	if r.Pass {
-		r.Detail = fmt.Sprintf("HalfFromFloat32 equals ggml_fp32_to_fp16 on %d inputs", e.Count)
+		r.Detail = fmt.Sprintf("%s equals %s on %d inputs", name, ref, e.Count)
 	} else {
 		r.Detail = fmt.Sprintf("%d of %d conversions differ; first: %s", bad, e.Count, first)
 	}
