@@ -51,8 +51,10 @@ func FuzzReadDequantManifest(f *testing.F) {
 // and route. Seed corpus: testdata/fuzz/FuzzReadMulMatIDManifest plus the
 // constructed fixture.
 func FuzzReadMulMatIDManifest(f *testing.F) {
-	if b, err := os.ReadFile(filepath.Join(mulmatidFixture, "manifest.json")); err == nil {
-		f.Add(b)
+	for _, p := range []string{filepath.Join(mulmatidFixture, "manifest.json"), filepath.Join(typesMulMatID, "mulmatid", "manifest.json")} {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseMulMatIDManifest(data)

@@ -5,10 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"runtime"
-	"sync"
 
-	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/emulate"
 	"github.com/metalsim/metalsim/tile"
 )
@@ -31,8 +28,9 @@ func MulMatIDRuns() []MulMatIDRun {
 // MulMatIDCheck is the outcome of one case on every run.
 type MulMatIDCheck struct {
 	Case *MulMatIDCase
-	// WorstRatio is the largest |emulated - ref_f16in| / tolerance over all
-	// outputs and runs (pass: <= 1).
+	// WorstRatio is the largest |emulated - reference| / tolerance over all
+	// outputs and runs (pass: <= 1); the reference is the staged one:
+	// ref_f16in, ref_bf16in for bf16, or the Metal-form sum (MetalRefs).
 	WorstRatio float64
 	// WorstDst is the largest |emulated - dst| / bound over all outputs and runs.
 	WorstDst float64
@@ -42,7 +40,12 @@ type MulMatIDCheck struct {
 	// RefsComputed reports whether the references were computed here because
 	// the manifest has none.
 	RefsComputed bool
-	Err          error
+	// MetalRefs counts the outputs where the manifest's staged reference
+	// (ref_f16in, or ref_bf16in for bf16), summed from ggml's to_float, differs
+	// from the one summed from the Metal-form weights (q4_K: the shader's d/16
+	// in half); when it is not 0 the emulation is compared with the latter.
+	MetalRefs int
+	Err       error
 }
 
 // The accumulation tolerance. Every product h(w)·h(b) of two half values is
@@ -54,7 +57,9 @@ type MulMatIDCheck struct {
 // Stability of Numerical Algorithms, 2nd ed., §4.2). ref_f16in is the exact sum
 // (float64, error <= K·2^-53·S) rounded once to float32 (<= u·|exact| <= u·S).
 // Together: |emulated - ref_f16in| <= (K+1)·u·S·(1 + K·u). The bound is
-// evaluated per output from the same half-rounded inputs, in float64.
+// evaluated per output from the same half-rounded inputs, in float64. The same
+// holds for bf16's bfloat staging (8 + 8 significant bits, exact products) and
+// ref_bf16in.
 const unitRoundoff = 1.0 / (1 << 24)
 
 // AccumulationTolerance is that bound, (K+1)·u·S·(1 + K·u), for an output
@@ -65,11 +70,14 @@ func AccumulationTolerance(k int, sumAbs float64) float64 {
 }
 
 // VerifyMulMatID emulates every case of dir/mulmatid on both paths and both
-// variants and checks the output against ref_f16in within the accumulation
-// tolerance, against ggml's CPU dst within the manifest's bound (triangle
-// inequality through ref_f64), and that the half-tile variant gives the same bits
-// as upstream. Missing references are computed in float64. It returns (nil, nil)
-// when dir has no mulmatid/ folder.
+// variants and checks the output against the staged reference within the
+// accumulation tolerance (ref_f16in; ref_bf16in for bf16; for a type whose
+// Metal-form weights do not stage like ggml's to_float, q4_K, the same sum over
+// the Metal-form weights), against ggml's CPU dst within the manifest's bound
+// (triangle inequality through ref_f64), and that the half-tile variant gives the
+// same bits as upstream. The manifest's references must equal the same sums
+// over dequant.CPUDecoder's weights bit for bit. Missing references are computed
+// in float64. It returns (nil, nil) when dir has no mulmatid/ folder.
 func VerifyMulMatID(dir string) ([]Result, []MulMatIDCheck, error) {
 	mdir := filepath.Join(dir, "mulmatid")
 	ok, err := dirExists(mdir)
@@ -120,19 +128,14 @@ func CheckMulMatIDCase(dir string, c *MulMatIDCase) MulMatIDCheck {
 	}
 	t := &emulate.Tensors{Weights: w, Src1: src1, IDs: ids}
 	ref := Reference(p, t)
-	refh := ref.F16In
-	if c.RefF16In != nil {
-		if refh, err = readF32(dir, c.RefF16In.Data); err != nil {
-			ck.Err = err
-			return ck
-		}
-	} else {
-		ck.RefsComputed = true
+	if err := ck.checkCPURefs(dir, p, t); err != nil {
+		ck.Err = err
+		return ck
 	}
-	var dstBound float64
-	if c.Stats != nil {
-		// |emu - dst| <= |emu - refh| + |refh - ref64| + |ref64 - dst|
-		dstBound = c.Stats.MaxAbsDstMinusRefF64 + c.Stats.MaxAbsRefF16InMinusRefF64
+	refS, dstBound, err := ck.stagedReference(dir, ref)
+	if err != nil {
+		ck.Err = err
+		return ck
 	}
 	up := map[tile.Path][]float32{}
 	for _, run := range MulMatIDRuns() {
@@ -143,12 +146,10 @@ func CheckMulMatIDCase(dir string, c *MulMatIDCase) MulMatIDCheck {
 		}
 		for i, v := range res.Dst {
 			tol := AccumulationTolerance(p.K, ref.SumAbs[i])
-			d := math.Abs(float64(v) - float64(refh[i]))
+			d := math.Abs(float64(v) - float64(refS[i]))
 			ck.WorstRatio = worstRatio(ck.WorstRatio, d, tol)
-			if dstBound > 0 || c.Stats != nil {
-				dd := math.Abs(float64(v) - float64(dst[i]))
-				ck.WorstDst = worstRatio(ck.WorstDst, dd, dstBound+tol)
-			}
+			dd := math.Abs(float64(v) - float64(dst[i]))
+			ck.WorstDst = worstRatio(ck.WorstDst, dd, dstBound+tol)
 		}
 		if prev, ok := up[run.Path]; ok {
 			for i := range prev {
@@ -162,80 +163,6 @@ func CheckMulMatIDCase(dir string, c *MulMatIDCase) MulMatIDCheck {
 		}
 	}
 	return ck
-}
-
-// References are the float64 references of a problem, computed from the Metal
-// dequantizers (dequant, byte reads): F64 sums to_float(w)·b, F16In sums
-// h(to_float(w))·h(b) with h = rounding to half, both rounded once to float32;
-// SumAbs holds Σ|h(w)·h(b)| per output for the tolerance.
-type References struct {
-	F64, F16In []float32
-	SumAbs     []float64
-}
-
-// Reference computes the references of a problem in float64, output order
-// dst[(t*Used+s)*M + r]. Each expert row is decoded once for all the pairs
-// routed to its expert, and experts are spread over GOMAXPROCS goroutines;
-// every output is one k-ordered sum, so the result does not depend on either.
-func Reference(p tile.Problem, t *emulate.Tensors) References {
-	rb, _ := p.TypeA.RowBytes(p.K)
-	l := p.TypeA.Layout()
-	n := p.Tokens * p.Used * p.M
-	out := References{F64: make([]float32, n), F16In: make([]float32, n), SumAbs: make([]float64, n)}
-	// activations, and activations rounded to half, per source row
-	srcRows := p.Tokens * p.SrcRows()
-	b64 := make([]float64, srcRows*p.K)
-	bH := make([]float64, srcRows*p.K)
-	for i, v := range t.Src1[:srcRows*p.K] {
-		b64[i], bH[i] = float64(v), float64(dequant.RoundHalf(v))
-	}
-	pairs := make([][]int, p.Experts) // (token, slot) pairs by expert
-	for pair, e := range t.IDs[:p.Tokens*p.Used] {
-		pairs[e] = append(pairs[e], pair)
-	}
-	workers := max(1, min(runtime.GOMAXPROCS(0), p.Experts))
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			dec := dequant.Decoder(p.TypeA, dequant.ByteReads)
-			var chunk [16]float32
-			w64 := make([]float64, p.K)
-			wH := make([]float64, p.K)
-			for e := w; e < p.Experts; e += workers {
-				if len(pairs[e]) == 0 {
-					continue
-				}
-				for r := 0; r < p.M; r++ {
-					base := (e*p.M + r) * rb
-					for k0 := 0; k0 < p.K; k0 += 16 {
-						blk := t.Weights[base+k0/l.BlockWeights*l.BlockBytes:][:l.BlockBytes]
-						dec(blk, k0%l.BlockWeights/16, &chunk)
-						for i, v := range chunk {
-							w64[k0+i], wH[k0+i] = float64(v), float64(dequant.RoundHalf(v))
-						}
-					}
-					for _, pair := range pairs[e] {
-						tok, s := pair/p.Used, pair%p.Used
-						src := (tok*p.SrcRows() + s%p.SrcRows()) * p.K
-						b, bh := b64[src:][:p.K], bH[src:][:p.K]
-						var s64, sh, sa float64
-						for k := range w64 {
-							s64 += w64[k] * b[k]
-							h := wH[k] * bh[k]
-							sh += h
-							sa += math.Abs(h)
-						}
-						o := pair*p.M + r
-						out.F64[o], out.F16In[o], out.SumAbs[o] = float32(s64), float32(sh), sa
-					}
-				}
-			}
-		}(w)
-	}
-	wg.Wait()
-	return out
 }
 
 func readF32(dir string, d Descriptor) ([]float32, error) {
@@ -284,6 +211,93 @@ func worstRatio(worst, d, bound float64) float64 {
 	return worst
 }
 
+// checkCPURefs recomputes the manifest's references from ggml's CPU to_float
+// (dequant.CPUDecoder) and requires them bit for bit: ref_f64, ref_f16in and
+// ref_bf16in, those the manifest has.
+func (ck *MulMatIDCheck) checkCPURefs(dir string, p tile.Problem, t *emulate.Tensors) error {
+	c := ck.Case
+	if c.RefF64 == nil && c.RefF16In == nil && c.RefBF16In == nil {
+		return nil
+	}
+	cpu := ReferenceWith(p, t, CPUForm)
+	for _, r := range []struct {
+		field string
+		t     *Tensor
+		got   []float32
+	}{{"ref_f64", c.RefF64, cpu.F64}, {"ref_f16in", c.RefF16In, cpu.F16In}, {"ref_bf16in", c.RefBF16In, cpu.Staged}} {
+		if r.t == nil || r.field == "ref_bf16in" && !p.TypeA.StagesBFloat() {
+			continue
+		}
+		want, err := readF32(dir, r.t.Data)
+		if err != nil {
+			return err
+		}
+		if n := differing(want, r.got); n > 0 {
+			return fmt.Errorf("%s: %d of %d outputs differ from the same sum over ggml's to_float (dequant.CPUDecoder)", r.field, n, len(want))
+		}
+	}
+	return nil
+}
+
+// stagedReference returns the reference the emulation is compared with, the
+// staged sum of the Metal-form weights (the manifest's file when it holds the
+// same bits), and the bound on |reference - dst| (through ref_f64).
+func (ck *MulMatIDCheck) stagedReference(dir string, ref References) ([]float32, float64, error) {
+	c, st := ck.Case, ck.Case.Stats
+	manifest, stat := c.RefF16In, st.MaxAbsRefF16InMinusRefF64
+	if c.TypeAType.StagesBFloat() {
+		manifest, stat = c.RefBF16In, st.MaxAbsRefBF16InMinusRefF64
+	}
+	if manifest != nil {
+		ms, err := readF32(dir, manifest.Data)
+		if err != nil {
+			return nil, 0, err
+		}
+		if ck.MetalRefs = differing(ms, ref.Staged); ck.MetalRefs == 0 {
+			// |emu - dst| <= |emu - refs| + |refs - ref64| + |ref64 - dst|
+			return ms, st.MaxAbsDstMinusRefF64 + stat, nil
+		}
+	} else {
+		ck.RefsComputed = true
+	}
+	ref64 := ref.F64
+	if c.RefF64 != nil {
+		var err error
+		if ref64, err = readF32(dir, c.RefF64.Data); err != nil {
+			return nil, 0, err
+		}
+	}
+	var worst float64
+	for i, v := range ref.Staged {
+		worst = max(worst, math.Abs(float64(v)-float64(ref64[i])))
+	}
+	return ref.Staged, st.MaxAbsDstMinusRefF64 + worst, nil
+}
+
+// refName names the reference the emulation was compared with.
+func (ck *MulMatIDCheck) refName() string {
+	switch {
+	case ck.Case == nil:
+		return "ref_f16in"
+	case ck.MetalRefs > 0 || ck.RefsComputed:
+		return "the computed staged reference"
+	case ck.Case.TypeAType.StagesBFloat():
+		return "ref_bf16in"
+	}
+	return "ref_f16in"
+}
+
+// differing counts the positions where a and b hold different bits.
+func differing(a, b []float32) int {
+	n := 0
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			n++
+		}
+	}
+	return n
+}
+
 // verdict says whether a case passed and why (written so that a NaN ratio,
 // which compares false with every bound, fails).
 func (ck *MulMatIDCheck) verdict() (bool, string) {
@@ -291,15 +305,20 @@ func (ck *MulMatIDCheck) verdict() (bool, string) {
 	case ck.Err != nil:
 		return false, ck.Err.Error()
 	case !(ck.WorstRatio <= 1):
-		return false, fmt.Sprintf("|emulated - ref_f16in| reaches %.3g x the accumulation tolerance", ck.WorstRatio)
+		return false, fmt.Sprintf("|emulated - %s| reaches %.3g x the accumulation tolerance", ck.refName(), ck.WorstRatio)
 	case !(ck.WorstDst <= 1):
 		return false, fmt.Sprintf("|emulated - dst| reaches %.3g x the manifest bound", ck.WorstDst)
 	case !ck.HalfTileSame:
 		return false, "half-tile variant differs from upstream"
 	}
 	refs := "manifest references"
-	if ck.RefsComputed {
+	switch {
+	case ck.RefsComputed:
 		refs = "computed references"
+	case ck.MetalRefs > 0:
+		refs = fmt.Sprintf("Metal-form references (the manifest's, from ggml's to_float, differ in %d of %d outputs)", ck.MetalRefs, ck.Case.M*ck.Case.NExpertUsed*ck.Case.NTokens)
+	case ck.Case != nil && ck.Case.TypeAType.StagesBFloat():
+		refs = "manifest references (ref_bf16in)"
 	}
 	return true, fmt.Sprintf("4 runs (simdgroup, tensor x upstream, halftile), %s: worst error %.3g of tolerance, %.3g of dst bound; half-tile bits identical",
 		refs, ck.WorstRatio, ck.WorstDst)

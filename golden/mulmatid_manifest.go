@@ -89,6 +89,10 @@ type MulMatIDStats struct {
 	MaxAbsRefF16InMinusRefF64 float64 `json:"max_abs_ref_f16in_minus_ref_f64"`
 	DstBitwiseEqualToRefF16In int     `json:"dst_bitwise_equal_to_ref_f16in"` // count of elements
 	Threads1And2Identical     bool    `json:"threads_1_and_2_identical"`
+
+	// bf16 cases of golden-types only
+	MaxAbsRefBF16InMinusRefF64 float64 `json:"max_abs_ref_bf16in_minus_ref_f64,omitempty"`
+	DstBitwiseEqualToRefBF16In int     `json:"dst_bitwise_equal_to_ref_bf16in,omitempty"`
 }
 
 // MulMatIDCase is one (config, type, n_tokens, src1_ne1) problem with its
@@ -104,12 +108,13 @@ type MulMatIDCase struct {
 	K                   int            `json:"k"`
 	M                   int            `json:"m"`
 	Src1NE1             int            `json:"src1_ne1"`
-	Src0                Tensor         `json:"src0"`                // weights [k, m, E, 1]
-	Src1                Tensor         `json:"src1"`                // activations f32 [k, src1_ne1, n, 1]
-	IDs                 Tensor         `json:"ids"`                 // i32 [U, n, 1, 1]
-	Dst                 Tensor         `json:"dst"`                 // ggml CPU output f32 [m, U, n, 1]
-	RefF64              *Tensor        `json:"ref_f64,omitempty"`   // float64 reference (optional)
-	RefF16In            *Tensor        `json:"ref_f16in,omitempty"` // float64 reference of half-rounded factors (optional)
+	Src0                Tensor         `json:"src0"`                 // weights [k, m, E, 1]
+	Src1                Tensor         `json:"src1"`                 // activations f32 [k, src1_ne1, n, 1]
+	IDs                 Tensor         `json:"ids"`                  // i32 [U, n, 1, 1]
+	Dst                 Tensor         `json:"dst"`                  // ggml CPU output f32 [m, U, n, 1]
+	RefF64              *Tensor        `json:"ref_f64,omitempty"`    // float64 reference (optional)
+	RefF16In            *Tensor        `json:"ref_f16in,omitempty"`  // float64 reference of half-rounded factors (optional)
+	RefBF16In           *Tensor        `json:"ref_bf16in,omitempty"` // bf16 cases of golden-types: of bfloat-rounded factors (optional)
 	TokensPerExpert     []int          `json:"tokens_per_expert"`
 	Routing             string         `json:"routing"`
 	MetalKernelExpected string         `json:"metal_kernel_expected"`
@@ -460,7 +465,7 @@ func (c *MulMatIDCase) validate(m *MulMatIDManifest, files map[string]Descriptor
 	for _, x := range []struct {
 		field string
 		t     *Tensor
-	}{{"dst", &c.Dst}, {"ref_f64", c.RefF64}, {"ref_f16in", c.RefF16In}} {
+	}{{"dst", &c.Dst}, {"ref_f64", c.RefF64}, {"ref_f16in", c.RefF16In}, {"ref_bf16in", c.RefBF16In}} {
 		if x.t == nil {
 			continue
 		}
@@ -492,11 +497,15 @@ func (c *MulMatIDCase) validate(m *MulMatIDManifest, files map[string]Descriptor
 		return fmt.Errorf("stats: missing")
 	}
 	st := c.Stats
-	if st.MaxAbsRefF64 < 0 || st.RMSRefF64 < 0 || st.MaxAbsDstMinusRefF64 < 0 || st.MaxAbsRefF16InMinusRefF64 < 0 {
+	if st.MaxAbsRefF64 < 0 || st.RMSRefF64 < 0 || st.MaxAbsDstMinusRefF64 < 0 || st.MaxAbsRefF16InMinusRefF64 < 0 || st.MaxAbsRefBF16InMinusRefF64 < 0 {
 		return fmt.Errorf("stats: negative magnitude in %+v", *st)
 	}
-	if outs := mm * u * n; st.DstBitwiseEqualToRefF16In < 0 || int64(st.DstBitwiseEqualToRefF16In) > outs {
+	outs := mm * u * n
+	if st.DstBitwiseEqualToRefF16In < 0 || int64(st.DstBitwiseEqualToRefF16In) > outs {
 		return fmt.Errorf("stats: dst_bitwise_equal_to_ref_f16in: %d, want 0..%d", st.DstBitwiseEqualToRefF16In, outs)
+	}
+	if st.DstBitwiseEqualToRefBF16In < 0 || int64(st.DstBitwiseEqualToRefBF16In) > outs {
+		return fmt.Errorf("stats: dst_bitwise_equal_to_ref_bf16in: %d, want 0..%d", st.DstBitwiseEqualToRefBF16In, outs)
 	}
 	return nil
 }

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/metalsim/metalsim/emulate"
+	"github.com/metalsim/metalsim/tile"
 )
 
 // typesFixture builds a golden-types directory in a temporary directory from
@@ -235,4 +238,99 @@ func TestSharedGoldenTypes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestVerifyMulMatIDTypes emulates the committed golden-types cases (trimmed,
+// see testdata/README.md) on both paths and variants: every check passes, the
+// references recomputed from ggml's to_float equal the manifest's, q4_K is
+// judged against the Metal-form reference and bf16 against ref_bf16in.
+func TestVerifyMulMatIDTypes(t *testing.T) {
+	res, checks, err := VerifyMulMatID(typesMulMatID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 6 {
+		t.Fatalf("%d results, want the 6 committed cases", len(res))
+	}
+	for i, r := range res {
+		if !r.Pass {
+			t.Error(r)
+		}
+		ck := checks[i]
+		switch ck.Case.TypeA {
+		case "q4_K":
+			if ck.MetalRefs == 0 || !strings.Contains(r.Detail, "Metal-form references") {
+				t.Errorf("%s: %d outputs of the Metal-form reference differ from ref_f16in (want some): %s", r.Name, ck.MetalRefs, r.Detail)
+			}
+		case "bf16":
+			if !strings.Contains(r.Detail, "ref_bf16in") {
+				t.Errorf("%s: %s", r.Name, r.Detail)
+			}
+		default:
+			if ck.MetalRefs != 0 || ck.RefsComputed {
+				t.Errorf("%s: the manifest's ref_f16in should apply: %+v", r.Name, ck)
+			}
+		}
+	}
+}
+
+// typesMulMatID holds the committed golden-types mulmatid cut.
+const typesMulMatID = "testdata/types"
+
+// TestQ4KNeedsMetalReference shows why q4_K is judged against its Metal-form
+// reference: the emulated kernel (the shader's half d/16 for the high nibbles)
+// is far outside the accumulation tolerance of ref_f16in, which sums ggml's
+// to_float; and bf16 staged as half would miss ref_bf16in.
+func TestQ4KNeedsMetalReference(t *testing.T) {
+	m, err := ReadMulMatIDManifest(filepath.Join(typesMulMatID, "mulmatid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := m.Case("KA_q4_K_n33_b1")
+	if c == nil {
+		t.Fatal("case KA_q4_K_n33_b1 missing")
+	}
+	p, tens := caseProblem(t, m.Dir, c)
+	res, err := emulate.MulMatID(p, tile.Kernel{Variant: tile.Upstream(), Path: tile.Simdgroup}, tens, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refh, err := readF32(m.Dir, c.RefF16In.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := Reference(p, tens)
+	worst := 0.0
+	for i, v := range res.Dst {
+		worst = worstRatio(worst, math.Abs(float64(v)-float64(refh[i])), AccumulationTolerance(p.K, ref.SumAbs[i]))
+	}
+	if worst <= 10 {
+		t.Errorf("q4_K emulation within %.3g x the tolerance of ref_f16in: the Metal-form weights should differ clearly", worst)
+	}
+	b := m.Case("KA_bf16_n33_b1")
+	refb, _ := readF32(m.Dir, b.RefBF16In.Data)
+	refhb, _ := readF32(m.Dir, b.RefF16In.Data)
+	if differing(refb, refhb) == 0 {
+		t.Error("ref_bf16in equals ref_f16in: bfloat staging would not be tested")
+	}
+}
+
+// caseProblem reads a case's operands.
+func caseProblem(t *testing.T, dir string, c *MulMatIDCase) (tile.Problem, *emulate.Tensors) {
+	t.Helper()
+	p := tile.Problem{Experts: c.NExpert, Used: c.NExpertUsed, M: c.M, K: c.K, Tokens: c.NTokens,
+		Broadcast: c.Src1NE1 == 1 && c.NExpertUsed > 1, TypeA: c.TypeAType}
+	w, err := c.Src0.Data.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src1, err := readF32(dir, c.Src1.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := readI32(dir, c.IDs.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, &emulate.Tensors{Weights: w, Src1: src1, IDs: ids}
 }

@@ -174,17 +174,16 @@ func execDequantA(m *Machine, sg int, op Op) {
 func execStoreA(m *Machine, sg int, op Op) {
 	tl := &m.P.Tiling
 	st := &m.sgs[sg]
+	bf := tl.TypeA.StagesBFloat()
 	for lane := 0; lane < 32; lane++ {
 		row, kc, ok := tl.AItem(sg, lane, int(op.N))
 		if !ok {
 			continue
 		}
 		v := &st.laneA[lane]
+		stageValues(bf, v[:])
 		if tl.Layout != Blocked8 {
-			dst := m.TG[tl.aPos(row, 16*kc):][:16]
-			for i := range dst {
-				dst[i] = dequant.RoundHalf(v[i])
-			}
+			copy(m.TG[tl.aPos(row, 16*kc):][:16], v[:])
 			continue
 		}
 		// the 16 values of a chunk span two 8-wide k blocks: element i goes to
@@ -192,8 +191,8 @@ func execStoreA(m *Machine, sg int, op Op) {
 		base := tl.aPos(row, 16*kc)
 		next := 64 * (tl.NR0 / 8)
 		for i := 0; i < 8; i++ {
-			m.TG[base+8*i] = dequant.RoundHalf(v[i])
-			m.TG[base+next+8*i] = dequant.RoundHalf(v[8+i])
+			m.TG[base+8*i] = v[i]
+			m.TG[base+next+8*i] = v[8+i]
 		}
 	}
 }
@@ -222,14 +221,27 @@ func execLoadB(m *Machine, sg int, op Op) {
 
 func execConvertB(m *Machine, sg int, op Op) {
 	st := &m.sgs[sg]
+	bf := m.P.Tiling.TypeA.StagesBFloat()
 	for lane := 0; lane < 32; lane++ {
 		if _, _, ok := m.bActive(sg, lane, op); !ok {
 			continue
 		}
-		b := &st.laneB[op.N][lane]
-		for i, v := range b {
-			b[i] = dequant.RoundHalf(v)
+		stageValues(bf, st.laneB[op.N][lane][:])
+	}
+}
+
+// stageValues rounds vals in place as the mat-mat kernels store operands in
+// threadgroup memory: to half, or to bfloat for bf16 weights
+// (dequant.Type.RoundStaged, with the type's test out of the loop).
+func stageValues(bf bool, vals []float32) {
+	if bf {
+		for i, v := range vals {
+			vals[i] = dequant.RoundBF16(v)
 		}
+		return
+	}
+	for i, v := range vals {
+		vals[i] = dequant.RoundHalf(v)
 	}
 }
 
