@@ -10,9 +10,11 @@ import (
 )
 
 func runGolden(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("golden", "Verify every dequant and mulmatid case of a golden directory (the ../shared/golden format):\n"+
-		"bit-exact dequantization in both codebook strategies, and mul_mat_id emulated on both paths and\n"+
-		"variants against the references. Exit 1 if a case fails, 2 if the input cannot be read.\n\nusage: simrun golden DIR", stderr)
+	fs := newFlags("golden", "Verify every table, dequant and mulmatid case of a golden directory (the formats of\n"+
+		"../shared/golden and ../shared/golden-types): ggml's CPU dequantization bit-exact, the Metal-form\n"+
+		"decoders in both codebook strategies bit-exact or differing only as documented, and mul_mat_id\n"+
+		"emulated on both paths and variants against the references. Exit 1 if a case fails, 2 if the\n"+
+		"input cannot be read.\n\nusage: simrun golden DIR", stderr)
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
