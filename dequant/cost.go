@@ -74,7 +74,7 @@ func (c Cost) LoadsFrom(sp Space) int {
 // or Strategy. The returned Loads slice is fresh; callers may keep or modify it.
 //
 // The counts come from the Metal dequantize_<type> functions (ggml-metal.metal at
-// ggml d99724f; kernel-facts §7.2, §7.4) and the WordReads variant (§6.1). The
+// ggml d99724f; docs/kernel-facts.md K7.2, K7.4) and the WordReads variant (K6.1). The
 // derivation of every row is in docs/kernel-facts-types.md §1.3, which also
 // holds the table (a test renders it from ChunkCost and compares). The loads
 // are not restated by hand anywhere else: a test runs a load-counting copy of
@@ -86,7 +86,7 @@ func (c Cost) LoadsFrom(sp Space) int {
 //	R1 One count per scalar operation of ONE call, after common-subexpression
 //	   elimination and constant folding. kmask_iq2xs[i] has a compile-time index
 //	   once the 8-iteration loops are unrolled: it folds to an immediate, so it
-//	   costs 0 loads (upstream reads are not certain to fold, kernel-facts §7.4).
+//	   costs 0 loads (upstream reads are not certain to fold, kernel-facts.md K7.4).
 //	   A read with a runtime index that differs from the other reads of the same
 //	   field (iq1_m's sc[ib32/2]) is a load of its own.
 //	R2 a*b + c is one FP32 fma; (a - b) * c is two operations.
@@ -102,7 +102,7 @@ func (c Cost) LoadsFrom(sp Space) int {
 //	R6 Convert counts integer -> float conversions only: the quant values and the
 //	   integer sub-scales. Apple GPU ALU instructions read and write 16-bit
 //	   register halves directly, converting half <-> float as part of the
-//	   operation (DJ, apple-gpu.md §2.2 note): the fp16 scale d costs nothing to
+//	   operation (DJ in docs/sources.md, kernel-facts.md G2): the fp16 scale d costs nothing to
 //	   widen and the 16 results are written as half by the fma, multiply or select
 //	   that produces them. Float table values (kvalues_*_f) need no conversion.
 //	R7 WordReads adds one extract per grid byte (16) and, per ksigns lookup it

@@ -1,7 +1,11 @@
 package dequant
 
 import (
+	"flag"
+	"fmt"
+	"os"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -160,5 +164,72 @@ func TestSpaceString(t *testing.T) {
 		if got := sp.String(); got != want {
 			t.Errorf("Space(%d).String() = %q, want %q", uint8(sp), got, want)
 		}
+	}
+}
+
+var updateDoc = flag.Bool("update-doc", false, "rewrite the cost table in docs/kernel-facts-types.md from ChunkCost")
+
+const (
+	costDoc      = "../docs/kernel-facts-types.md"
+	costDocBegin = "<!-- cost table: rendered from dequant.ChunkCost by TestCostTableDoc (go test ./dequant -run TestCostTableDoc -update-doc) -->\n"
+	costDocEnd   = "<!-- end of the cost table -->\n"
+)
+
+// renderCostTable renders ChunkCost for every decoded type as the Markdown
+// table of docs/kernel-facts-types.md §1.3.
+func renderCostTable() string {
+	var b strings.Builder
+	b.WriteString("| type | strategy | device loads | constant loads | FP32 | Int | Convert | Temps |\n")
+	b.WriteString("| --- | --- | --- | --- | ---: | ---: | ---: | ---: |\n")
+	loads := func(c Cost, sp Space) string {
+		var parts []string
+		for _, l := range c.Loads {
+			if l.Space == sp {
+				parts = append(parts, fmt.Sprintf("%d×%dB %s", l.Count, l.Width, l.What))
+			}
+		}
+		if parts == nil {
+			return "—"
+		}
+		return strings.Join(parts, ", ")
+	}
+	for _, typ := range DecodedTypes() {
+		ss := []Strategy{ByteReads}
+		if typ.Codebook() {
+			ss = strategies
+		}
+		for _, s := range ss {
+			name := "both"
+			if typ.Codebook() {
+				name = s.String()
+			}
+			c := ChunkCost(typ, s)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %d | %d | %d |\n", typ, name, loads(c, Device), loads(c, Constant), c.FP32, c.Int, c.Convert, c.Temps)
+		}
+	}
+	return b.String()
+}
+
+// TestCostTableDoc requires the cost table of docs/kernel-facts-types.md to be
+// the one rendered from ChunkCost (-update-doc rewrites it).
+func TestCostTableDoc(t *testing.T) {
+	raw, err := os.ReadFile(costDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(raw)
+	i, j := strings.Index(doc, costDocBegin), strings.Index(doc, costDocEnd)
+	if i < 0 || j < i {
+		t.Fatalf("%s: no cost table markers", costDoc)
+	}
+	want := doc[:i+len(costDocBegin)] + renderCostTable() + doc[j:]
+	if *updateDoc {
+		if err := os.WriteFile(costDoc, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if doc != want {
+		t.Errorf("%s: the cost table differs from ChunkCost (go test ./dequant -run TestCostTableDoc -update-doc)", costDoc)
 	}
 }

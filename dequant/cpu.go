@@ -17,7 +17,7 @@ type BlockFunc func(block []byte, out []float32)
 // written and without fused multiply-adds (how the golden sets' generator
 // compiled it). It is what the golden sets' .f32 files hold, bit for bit. For
 // the iq2/iq3 types, q8_0, f32 and f16 the CPU expressions are the Metal
-// functions' (kernel-facts §7), so their CPU form is the ByteReads chunk
+// functions' (docs/kernel-facts.md K7), so their CPU form is the ByteReads chunk
 // decoder run over the block's chunks. CPUDecoder panics on an invalid Type.
 func CPUDecoder(t Type) BlockFunc {
 	switch t {

@@ -3,7 +3,7 @@ package dequant
 // ggml's CPU reference dequantizers of the 256-weight types (ggml-quants.c at
 // ggml d99724f; line ranges per function), one block at a time.
 
-// cpuQ2K is dequantize_row_q2_K (L961–990): for half h, field j and 16-byte
+// cpuQ2K is dequantize_row_q2_K (L961–991): for half h, field j and 16-byte
 // group s, sc = scales[8h+2j+s], dl = d * (sc & 15), ml = dmin * (sc >> 4),
 // y = dl * ((qs[32h+16s+l] >> 2j) & 3) - ml.
 func cpuQ2K(b []byte, y []float32) {
@@ -87,7 +87,7 @@ func cpuQ4K(b []byte, y []float32) {
 	}
 }
 
-// cpuQ5K is dequantize_row_q5_K (L1731–1754): q4_K with a fifth bit from qh
+// cpuQ5K is dequantize_row_q5_K (L1731–1756): q4_K with a fifth bit from qh
 // adding 16.
 func cpuQ5K(b []byte, y []float32) {
 	b, y = b[:176:176], y[:256:256]
@@ -200,7 +200,7 @@ func cpuIQ1M(b []byte, y []float32) {
 	}
 }
 
-// cpuIQ4XS is dequantize_row_iq4_xs (L2743–2765): dl = d * (6-bit scale - 32),
+// cpuIQ4XS is dequantize_row_iq4_xs (L2743–2764): dl = d * (6-bit scale - 32),
 // y = dl * kvalues_iq4nl[nibble].
 func cpuIQ4XS(b []byte, y []float32) {
 	b, y = b[:136:136], y[:256:256]

@@ -1,7 +1,7 @@
 package dequant
 
 // The other 256-weight iq types: Metal's dequantize_iq1_s (ggml-metal.metal
-// L954–974 at ggml d99724f), _iq1_m (L975–1001) and _iq4_xs (L1030–1049). The
+// L954–973 at ggml d99724f), _iq1_m (L975–1000) and _iq4_xs (L1030–1048). The
 // iq1 types read iq1s_grid_gpu from constant memory one byte at a time: byte j
 // of an entry holds element j in its low nibble and element j+4 in its high
 // nibble, each as value + 1 in {0, 1, 2}. Both strategies decode them alike.

@@ -1,9 +1,9 @@
 package dequant
 
 // The 256-weight K-quants and tq2_0: Metal's dequantize_q2_K (ggml-metal.metal
-// L709–727 at ggml d99724f), _q3_K (L728–761), _q4_K (L762–780, with
-// get_scale_min_k4_just2 L757–760), _q5_K (L781–803), _q6_K (L804–836) and
-// _tq2_0 (L1050–1066). Chunk il of a 256-weight block covers weights 16il ..
+// L709–726 at ggml d99724f), _q3_K (L728–755), _q4_K (L762–779, with
+// get_scale_min_k4_just2 L757–760), _q5_K (L781–802), _q6_K (L804–835) and
+// _tq2_0 (L1050–1067). Chunk il of a 256-weight block covers weights 16il ..
 // 16il+15. The products are exact in float32 (see decode_small.go); the
 // float32() conversions keep Go from fusing a multiply into an add.
 

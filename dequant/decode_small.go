@@ -56,7 +56,7 @@ func decodeQ4_1(b []byte, il int, out *[16]float32) {
 
 // q5Codes returns the 16 five-bit codes of chunk il of a q5_0/q5_1 block whose
 // qh word is at qhOff and qs at qsOff, as dequantize_q5_0/_q5_1 (L533–563,
-// L595–626) assemble them: the nibble il of byte j of qs, with bit 16*il + j of
+// L595–625) assemble them: the nibble il of byte j of qs, with bit 16*il + j of
 // qh as the fifth bit.
 func q5Codes(b []byte, il, qhOff, qsOff int) [16]int32 {
 	qh := devU32(b, qhOff)
@@ -90,7 +90,7 @@ func decodeQ5_0(b []byte, il int, out *[16]float32) {
 	}
 }
 
-// decodeQ5_1 is dequantize_q5_1 (L595–626): d times the 5-bit code plus m.
+// decodeQ5_1 is dequantize_q5_1 (L595–625): d times the 5-bit code plus m.
 func decodeQ5_1(b []byte, il int, out *[16]float32) {
 	if uint(il) > 1 {
 		panic(badChunk(Q5_1, il))
@@ -103,7 +103,7 @@ func decodeQ5_1(b []byte, il int, out *[16]float32) {
 	}
 }
 
-// decodeQ1_0 is dequantize_q1_0 (L123–155): bytes qs[2il], qs[2il+1]; weight i
+// decodeQ1_0 is dequantize_q1_0 (L123–154): bytes qs[2il], qs[2il+1]; weight i
 // is +d if bit i%8 of byte i/8 is set, else -d (a sign flip, so d = +0 gives -0).
 func decodeQ1_0(b []byte, il int, out *[16]float32) {
 	if uint(il) > 7 {
@@ -124,7 +124,7 @@ func decodeQ1_0(b []byte, il int, out *[16]float32) {
 	}
 }
 
-// decodeQ2_0 is dequantize_q2_0 (L173–191): bytes qs[4il .. 4il+3], four 2-bit
+// decodeQ2_0 is dequantize_q2_0 (L173–190): bytes qs[4il .. 4il+3], four 2-bit
 // codes each, (float(code) - 1) * d.
 func decodeQ2_0(b []byte, il int, out *[16]float32) {
 	if uint(il) > 3 {
@@ -140,7 +140,7 @@ func decodeQ2_0(b []byte, il int, out *[16]float32) {
 	}
 }
 
-// decodeMXFP4 is dequantize_mxfp4 (L679–692): d = e8m0_to_fp32(e) (L60–70:
+// decodeMXFP4 is dequantize_mxfp4 (L679–692): d = e8m0_to_fp32(e) (L66–76:
 // 2^(e-127); e = 0 the subnormal 2^-127, e = 255 +inf) times the E2M1 value of
 // nibble il of byte i, read from the constant table kvalues_mxfp4_f.
 func decodeMXFP4(b []byte, il int, out *[16]float32) {
@@ -164,7 +164,7 @@ func decodeMXFP4(b []byte, il int, out *[16]float32) {
 }
 
 // iq4Chunk writes d times kvalues_iq4nl_f[nibble sh/4 of byte i] for the 16
-// bytes given as four little-endian words (iq4_nl and iq4_xs, L1002–1049).
+// bytes given as four little-endian words (iq4_nl and iq4_xs, L1002–1048).
 func iq4Chunk(out *[16]float32, d float32, w [4]uint32, sh uint) {
 	for r, v := range w {
 		a := v >> sh & 0x0f0f0f0f

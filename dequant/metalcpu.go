@@ -6,8 +6,8 @@ import (
 )
 
 // MetalDifference says how a Metal-form value (Decoder) relates to ggml's CPU
-// value (CPUDecoder) of the same weight, following golden-types README §3.1
-// and golden README §3 (both at ggml d99724f).
+// value (CPUDecoder) of the same weight: docs/kernel-facts-types.md §1.1 (and
+// K7.2 of docs/kernel-facts.md for q4_0), read from ggml d99724f.
 type MetalDifference uint8
 
 const (

@@ -247,7 +247,7 @@ func TestIQ1GridViews(t *testing.T) {
 // TestE8M0Tables checks the two e8m0 tables against the functions they tabulate:
 // ggml_e8m0_to_fp32_half (ggml-impl.h L477–495: 0x00200000 << e for e < 2, else
 // (e-1) << 23), the CPU's, and the shader's e8m0_to_fp32 (ggml-metal.metal
-// L60–70: 0x00400000 for e = 0, else e << 23, so e = 255 is +inf).
+// L66–76: 0x00400000 for e = 0, else e << 23, so e = 255 is +inf).
 func TestE8M0Tables(t *testing.T) {
 	for e := 0; e < 256; e++ {
 		half := uint32(e-1) << 23
