@@ -26,6 +26,9 @@ import (
 // load.go replaced by its counting twin below. The production decoders keep
 // their plain reads; TestCountedDecodersCurrent fails when the copy is stale
 // (go test ./dequant -run TestCountedDecodersCurrent -update-counted rewrites it).
+// When a change leaves the stale copy unable to compile (a helper's signature
+// changed), replace the file with the package clause and the stub
+// `func DecoderCounted(Type, Strategy) ChunkFunc { return nil }` first.
 
 var updateCounted = flag.Bool("update-counted", false, "rewrite counted_gen_test.go from decode*.go")
 
