@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
-
-	"github.com/metalsim/metalsim/dequant"
 )
 
 // Variant specs: a kernel variant as a small TOML file, for what-if runs
@@ -30,34 +29,42 @@ import (
 //	base = "halftile"    # start from a built-in; the keys below override it
 //	codebook = "bytes"   # byte-wise iq codebook reads instead of uint32 words
 //
-// Keys: name, base, path, nr0, nr1, nr1h, nk, simdgroups, sg_rows, sg_cols,
-// half_skip, b_padding (restage|zero), codebook (bytes|words), b_extents
-// (upstream|fixed), dual_descriptor. Without base a spec starts from the
-// upstream kernel. A spec's path (simdgroup|tensor) is optional; without it
+// Keys: name, base, path, then one per knob of the knob table (knobs.go), an
+// enum knob taking its value's name; `simrun variants --show upstream` prints
+// every key. Without base a spec starts from the upstream kernel. A spec's path (simdgroup|tensor) is optional; without it
 // the variant must be valid on at least one path and runs on the chip's.
 
-// variantSpec is the file form of a Variant; nil fields keep the base's value.
-type variantSpec struct {
-	Name           *string `toml:"name"`
-	Base           *string `toml:"base"`
-	Path           *string `toml:"path"`
-	NR0            *int    `toml:"nr0"`
-	NR1            *int    `toml:"nr1"`
-	NR1H           *int    `toml:"nr1h"`
-	NK             *int    `toml:"nk"`
-	Simdgroups     *int    `toml:"simdgroups"`
-	SGRows         *int    `toml:"sg_rows"`
-	SGCols         *int    `toml:"sg_cols"`
-	HalfSkip       *bool   `toml:"half_skip"`
-	BPadding       *string `toml:"b_padding"`
-	Codebook       *string `toml:"codebook"`
-	BExtents       *string `toml:"b_extents"`
-	DualDescriptor *bool   `toml:"dual_descriptor"`
+// specKeys are the keys of a spec, in the order FormatVariantSpec writes them:
+// name, base and path, then the knobs.
+var specKeys = append(slices.Clone(specHeadKeys), knobKeys()...)
+
+// specHeadKeys are the keys before the knobs': they name the variant, its
+// base and its path.
+var specHeadKeys = []string{"name", "base", "path"}
+
+func knobKeys() []string {
+	keys := make([]string, len(knobTable))
+	for i, k := range knobTable {
+		keys[i] = k.Key
+	}
+	return keys
 }
 
-// specKeys are the keys of a spec, in the order FormatVariantSpec writes them.
-var specKeys = []string{"name", "base", "path", "nr0", "nr1", "nr1h", "nk", "simdgroups", "sg_rows", "sg_cols",
-	"half_skip", "b_padding", "codebook", "b_extents", "dual_descriptor"}
+// specType is the file form of a Variant: a struct of pointers (nil: keep the
+// base's value) with a field per spec key, tagged with the key (name, base,
+// path, then one per knob), built from the knob table so that the TOML decoder
+// checks the value types and reports unknown keys as for any struct.
+var specType = func() reflect.Type {
+	fields := make([]reflect.StructField, 0, len(specKeys))
+	for i, key := range specKeys {
+		t := reflect.TypeFor[*string]()
+		if i >= len(specHeadKeys) {
+			t = knobTable[i-len(specHeadKeys)].specType()
+		}
+		fields = append(fields, reflect.StructField{Name: fmt.Sprintf("Key%d", i), Type: t, Tag: reflect.StructTag(fmt.Sprintf("toml:%q", key))})
+	}
+	return reflect.StructOf(fields)
+}()
 
 // variantName is what a variant may be called: it appears in reports, file
 // names and "variant/path" kernel names.
@@ -73,11 +80,13 @@ func ParseVariantSpec(data []byte, name string) (Variant, *Path, error) {
 	fail := func(err error) (Variant, *Path, error) {
 		return Variant{}, nil, fmt.Errorf("variant spec %s: %w", name, err)
 	}
-	var s variantSpec
-	md, err := toml.Decode(string(data), &s)
+	spec := reflect.New(specType)
+	md, err := toml.Decode(string(data), spec.Interface())
 	if err != nil {
 		return fail(err)
 	}
+	str := func(i int) *string { return spec.Elem().Field(i).Interface().(*string) }
+	sName, sBase, sPath := str(0), str(1), str(2)
 	if un := md.Undecoded(); len(un) > 0 {
 		keys := make([]string, len(un))
 		for i, k := range un {
@@ -95,16 +104,16 @@ func ParseVariantSpec(data []byte, name string) (Variant, *Path, error) {
 		return fail(fmt.Errorf("no keys: a spec sets at least name or base (allowed: %s; simrun variants --show upstream prints a full one)", strings.Join(specKeys, ", ")))
 	}
 	v := Upstream()
-	if s.Base != nil {
-		if v, err = LookupVariant(*s.Base); err != nil {
-			return fail(fmt.Errorf("base = %q: %w", *s.Base, err))
+	if sBase != nil {
+		if v, err = LookupVariant(*sBase); err != nil {
+			return fail(fmt.Errorf("base = %q: %w", *sBase, err))
 		}
 	}
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	switch {
-	case s.Name != nil:
-		v.Name = *s.Name
+	case sName != nil:
+		v.Name = *sName
 	case name != "":
 		v.Name = strings.TrimSuffix(filepath.Base(name), ".toml")
 	default:
@@ -114,60 +123,19 @@ func ParseVariantSpec(data []byte, name string) (Variant, *Path, error) {
 		bad("name = %q: must be 1 to 64 letters, digits or ._+- starting with a letter or digit", v.Name)
 	}
 	var path *Path
-	if s.Path != nil {
-		p, err := ParsePath(*s.Path)
+	if sPath != nil {
+		p, err := ParsePath(*sPath)
 		if err != nil {
-			bad("path = %q: must be simdgroup or tensor", *s.Path)
+			bad("path = %q: must be %s", *sPath, orList(pathNames))
 		} else {
 			path = &p
 		}
 	}
-	setInt := func(dst *int, src *int) {
-		if src != nil {
-			*dst = *src
-		}
-	}
-	setInt(&v.NR0, s.NR0)
-	setInt(&v.NR1, s.NR1)
-	setInt(&v.NR1H, s.NR1H)
-	setInt(&v.NK, s.NK)
-	setInt(&v.NSG, s.Simdgroups)
-	setInt(&v.SGRows, s.SGRows)
-	setInt(&v.SGCols, s.SGCols)
-	if s.HalfSkip != nil {
-		v.HalfSkip = *s.HalfSkip
-	}
-	if s.DualDescriptor != nil {
-		v.DualDescriptor = *s.DualDescriptor
-	}
-	if s.BPadding != nil {
-		switch *s.BPadding {
-		case "restage":
-			v.Padding = PadRestage
-		case "zero":
-			v.Padding = PadZero
-		default:
-			bad("b_padding = %q: must be restage or zero", *s.BPadding)
-		}
-	}
-	if s.Codebook != nil {
-		switch *s.Codebook {
-		case "bytes":
-			v.Codebook = dequant.ByteReads
-		case "words":
-			v.Codebook = dequant.WordReads
-		default:
-			bad("codebook = %q: must be bytes or words", *s.Codebook)
-		}
-	}
-	if s.BExtents != nil {
-		switch *s.BExtents {
-		case "upstream":
-			v.BExtents = ExtentsUpstream
-		case "fixed":
-			v.BExtents = ExtentsFixed
-		default:
-			bad("b_extents = %q: must be upstream or fixed", *s.BExtents)
+	for i, k := range knobTable {
+		if f := spec.Elem().Field(len(specHeadKeys) + i); !f.IsNil() {
+			if err := k.apply(&v, f); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	if b, err := LookupVariant(v.Name); err == nil && b != v {
@@ -254,33 +222,18 @@ func FormatVariantSpec(v Variant, path *Path) []byte {
 	} else {
 		b.WriteString("# path = \"simdgroup\"       # simdgroup | tensor; omitted: the chip's default path\n")
 	}
-	b.WriteString("\n# tile geometry\n")
+	for _, sec := range []struct {
+		title    string
+		geometry bool
+	}{{"tile geometry", true}, {"knobs", false}} {
+		fmt.Fprintf(&b, "\n# %s\n", sec.title)
+		for _, k := range knobTable {
+			if k.Geometry == sec.geometry {
+				line(k.Key, k.spec(v), k.Doc)
+			}
+		}
+	}
 	g := v.Geometry
-	line("nr0", fmt.Sprint(g.NR0), "weight rows per tile (multiple of 8)")
-	line("nr1", fmt.Sprint(g.NR1), "tokens per tile (multiple of 8)")
-	line("nr1h", fmt.Sprint(g.NR1H), "token part the half-skip works on (multiple of 8, divides nr1)")
-	line("nk", fmt.Sprint(g.NK), "k per step (multiple of 16)")
-	line("simdgroups", fmt.Sprint(g.NSG), "simdgroups per threadgroup (32 threads each; a chip's max_threads_per_tg caps the threads)")
-	line("sg_rows", fmt.Sprint(g.SGRows), "simdgroup grid over the tile: rows x cols = simdgroups")
-	line("sg_cols", fmt.Sprint(g.SGCols), "(simdgroup path; the tensor path splits matmul2d tiles instead)")
-	b.WriteString("\n# knobs\n")
-	line("half_skip", fmt.Sprint(v.HalfSkip), "skip nr1h token parts that hold no routed token")
-	pad := "restage"
-	if v.Padding == PadZero {
-		pad = "zero"
-	}
-	line("b_padding", q(pad), "B rows past the tokens: restage (every k-step, upstream) | zero (once)")
-	cb := "bytes"
-	if v.Codebook == dequant.WordReads {
-		cb = "words"
-	}
-	line("codebook", q(cb), "iq codebook reads: bytes | words (uint32)")
-	ext := "upstream"
-	if v.BExtents == ExtentsFixed {
-		ext = "fixed"
-	}
-	line("b_extents", q(ext), "tensor path B view: upstream dextents(tokens, nk) | fixed dextents(nk, tokens)")
-	line("dual_descriptor", fmt.Sprint(v.DualDescriptor), "tensor path: full- and half-tile matmul2d descriptors both live")
 	fmt.Fprintf(&b, "\n# derived: %d threads, %d bytes of threadgroup memory\n", 32*g.NSG, g.TGMemoryBytes())
 	fmt.Fprintf(&b, "# (a chip allows max_threads_per_tg threads and tg_memory_per_tg_bytes: simrun chips --show NAME)\n")
 	return b.Bytes()

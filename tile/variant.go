@@ -3,6 +3,7 @@ package tile
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/metalsim/metalsim/dequant"
@@ -19,23 +20,43 @@ const (
 	Tensor
 )
 
+// pathNames are the paths' names, in value order: String and ParsePath read
+// them, and so does a spec's path key.
+var pathNames = []string{Simdgroup: "simdgroup", Tensor: "tensor"}
+
 // String returns "simdgroup" or "tensor".
-func (p Path) String() string {
-	if p == Tensor {
-		return "tensor"
-	}
-	return "simdgroup"
-}
+func (p Path) String() string { return enumName(pathNames, "Path", int(p)) }
 
 // ParsePath maps "simdgroup" or "tensor" to a Path.
 func ParsePath(s string) (Path, error) {
-	switch s {
-	case "simdgroup":
-		return Simdgroup, nil
-	case "tensor":
-		return Tensor, nil
+	i, err := parseEnum(pathNames, "gpu path", s)
+	return Path(i), err
+}
+
+// enumName returns names[i], or Type(i) for a value without a name.
+func enumName(names []string, typ string, i int) string {
+	if i < 0 || i >= len(names) {
+		return fmt.Sprintf("%s(%d)", typ, i)
 	}
-	return 0, fmt.Errorf("unknown gpu path %q (allowed: simdgroup, tensor)", s)
+	return names[i]
+}
+
+// parseEnum returns the index of s in names; the error names what s is and
+// the allowed names.
+func parseEnum(names []string, what, s string) (int, error) {
+	if i := slices.Index(names, s); i >= 0 {
+		return i, nil
+	}
+	return 0, fmt.Errorf("unknown %s %q (allowed: %s)", what, s, strings.Join(names, ", "))
+}
+
+// orList renders names as "a or b" ("a, b or c" for more), for the rules'
+// messages.
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // Geometry is the tile shape and the threadgroup's simdgroup layout.
@@ -64,6 +85,19 @@ const (
 	PadZero
 )
 
+// paddingNames are the policies' names (the b_padding key's values), in value
+// order.
+var paddingNames = []string{PadRestage: "restage", PadZero: "zero"}
+
+// String returns "restage" or "zero".
+func (p Padding) String() string { return enumName(paddingNames, "Padding", int(p)) }
+
+// ParsePadding maps "restage" or "zero" to a Padding.
+func ParsePadding(s string) (Padding, error) {
+	i, err := parseEnum(paddingNames, "B padding", s)
+	return Padding(i), err
+}
+
 // Extents is how the tensor path declares the B tile view.
 type Extents uint8
 
@@ -75,6 +109,19 @@ const (
 	// ExtentsFixed declares dextents(NK, tokens), matching the row-major tile.
 	ExtentsFixed
 )
+
+// extentsNames are the declarations' names (the b_extents key's values), in
+// value order.
+var extentsNames = []string{ExtentsUpstream: "upstream", ExtentsFixed: "fixed"}
+
+// String returns "upstream" or "fixed".
+func (e Extents) String() string { return enumName(extentsNames, "Extents", int(e)) }
+
+// ParseExtents maps "upstream" or "fixed" to an Extents.
+func ParseExtents(s string) (Extents, error) {
+	i, err := parseEnum(extentsNames, "B extents", s)
+	return Extents(i), err
+}
 
 // Variant is a kernel variant: the tile geometry and every knob kernel authors
 // argue about. Variants are built from independent knobs, not forks.
@@ -174,12 +221,12 @@ func (v Variant) Validate(path Path) error {
 	g := v.Geometry
 	// every extent in range first: the rules below multiply them
 	inRange := true
-	for _, f := range []struct {
-		name string
-		v    int
-	}{{"nr0", g.NR0}, {"nr1", g.NR1}, {"nr1h", g.NR1H}, {"nk", g.NK}, {"simdgroups", g.NSG}, {"sg_rows", g.SGRows}, {"sg_cols", g.SGCols}} {
-		if f.v < 0 || f.v > MaxTileExtent {
-			bad("%s = %d: must be in [0, %d] (and satisfy the rules below)", f.name, f.v, MaxTileExtent)
+	for _, k := range knobTable {
+		if !k.Geometry || k.Names != nil || k.isBool() {
+			continue
+		}
+		if x := k.Value(v); x < 0 || x > MaxTileExtent {
+			bad("%s = %d: must be in [0, %d] (and satisfy the rules below)", k.Key, x, MaxTileExtent)
 			inRange = false
 		}
 	}
@@ -237,14 +284,10 @@ func (v Variant) Validate(path Path) error {
 			check("half-tile", g.NR1H, g.NR0)
 		}
 	}
-	if v.Codebook > dequant.WordReads {
-		bad("codebook = %d: must be bytes or words", v.Codebook)
-	}
-	if v.Padding > PadZero {
-		bad("b_padding = %d: must be restage or zero", v.Padding)
-	}
-	if v.BExtents > ExtentsFixed {
-		bad("b_extents = %d: must be upstream or fixed", v.BExtents)
+	for _, k := range knobTable {
+		if x := k.Value(v); k.Names != nil && x >= len(k.Names) {
+			bad("%s = %d: must be %s", k.Key, x, orList(k.Names))
+		}
 	}
 	if v.DualDescriptor && !v.HalfSkip {
 		bad("dual_descriptor: needs half_skip (the half-tile descriptor is what the skip runs)")

@@ -45,10 +45,6 @@ func runChips(args []string, stdout, stderr io.Writer) int {
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "chip\tfamily\tcores\tclock MHz\tFP32 / FP16 lanes\tFP32 / FP16 TFLOPS\ttensor TFLOPS\tDRAM GB/s\tdefault path\tcalibration")
 	for _, c := range chips {
-		path := "simdgroup"
-		if c.TensorPath {
-			path = "tensor"
-		}
 		cal := "own measurements"
 		if c.CalibrationFrom != "" {
 			cal = "from " + c.CalibrationFrom
@@ -62,7 +58,7 @@ func runChips(args []string, stdout, stderr io.Writer) int {
 			tensor = fmt.Sprintf("%.1f", tflops(f))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t%.0f / %.0f\t%.2f / %.2f\t%s\t%.0f\t%s\t%s\n", c.Name, c.Family, c.Cores.Value, c.ClockMHz.Value,
-			l32, l16, tflops(2*l32), tflops(2*l16), tensor, c.DRAMBandwidthGBs.Value, path, cal)
+			l32, l16, tflops(2*l32), tflops(2*l16), tensor, c.DRAMBandwidthGBs.Value, sim.DefaultPath(c), cal)
 	}
 	if err := tw.Flush(); err != nil {
 		return fail(stderr, "chips", err)

@@ -838,12 +838,8 @@ func sweepID(s *sweepSpec) (string, error) {
 		put("chip", b)
 	}
 	for _, va := range s.variants {
-		b, err := json.Marshal(va.v)
-		if err != nil {
-			return "", fmt.Errorf("--variant %s: %w", va.arg, err)
-		}
 		puts("variant", va.arg)
-		put("variant definition", b)
+		put("variant definition", va.v.Definition())
 		if va.path != nil {
 			puts("variant path", va.path.String())
 		}

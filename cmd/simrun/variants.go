@@ -3,10 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/tile"
 )
 
@@ -52,30 +52,19 @@ func runVariants(args []string, stdout, stderr io.Writer) int {
 		rows = append(rows, row{v, path, f})
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "variant\tnr0\tnr1\tnr1h\tnk\tSGs\tSG grid\tthreads\tTG mem B\thalf-skip\tB padding\tcodebook\tB extents\tdual desc\tpaths\tfrom")
+	header := append(append(append([]string{"variant"}, tile.KnobColumns(true)...), "threads", "TG mem B"), tile.KnobColumns(false)...)
+	fmt.Fprintln(tw, strings.Join(append(header, "paths", "from"), "\t"))
 	for _, r := range rows {
-		v, g := r.v, r.v.Geometry
-		pad := "restage"
-		if v.Padding == tile.PadZero {
-			pad = "zero"
-		}
-		cb := "bytes"
-		if v.Codebook == dequant.WordReads {
-			cb = "words"
-		}
-		ext := "upstream"
-		if v.BExtents == tile.ExtentsFixed {
-			ext = "fixed"
-		}
+		v := r.v
 		var paths []string
 		for _, p := range []tile.Path{tile.Simdgroup, tile.Tensor} {
 			if (r.path == nil || *r.path == p) && v.Validate(p) == nil {
 				paths = append(paths, p.String())
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%dx%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			v.Name, g.NR0, g.NR1, g.NR1H, g.NK, g.NSG, g.SGRows, g.SGCols, 32*g.NSG, g.TGMemoryBytes(),
-			yesNo(v.HalfSkip), pad, cb, ext, yesNo(v.DualDescriptor), strings.Join(paths, ","), r.from)
+		cells := append(append([]string{v.Name}, tile.KnobCells(v, true)...), strconv.Itoa(32*v.NSG), strconv.Itoa(v.TGMemoryBytes()))
+		cells = append(append(cells, tile.KnobCells(v, false)...), strings.Join(paths, ","), r.from)
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	if err := tw.Flush(); err != nil {
 		return fail(stderr, "variants", err)
@@ -83,11 +72,4 @@ func runVariants(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, "\nSG grid: sg_rows x sg_cols on the simdgroup path. B extents and dual desc apply to the tensor path.")
 	fmt.Fprintln(stdout, "simrun variants --show NAME prints a variant as a TOML spec to start a what-if file from.")
 	return exitOK
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
 }

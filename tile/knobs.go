@@ -1,0 +1,226 @@
+package tile
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+
+	"github.com/metalsim/metalsim/dequant"
+)
+
+// Knob is one variant knob: a field of Variant with its spec key, its doc, its
+// enum names, how it reads and prints, and its rules. The knob table (Knobs)
+// drives the TOML spec's parser and printer (ParseVariantSpec,
+// FormatVariantSpec), Validate's range and enum rules, `simrun variants` and the
+// variant's part of a sweep id (Definition). A new knob is one row here plus the
+// builder code that reads its field.
+type Knob struct {
+	Key string // spec key, also the name Validate's messages give the field
+	// Geometry puts the knob in the spec's "tile geometry" section (else in
+	// "knobs"); an integer geometry knob must be in [0, MaxTileExtent] before
+	// Validate's rules multiply it.
+	Geometry bool
+	Doc      string   // the comment FormatVariantSpec writes after the key
+	Column   string   // `simrun variants` column; "" joins the value to the previous column's, as AxB
+	Names    []string // an enum's value names in value order (nil: an integer or a bool knob)
+	// field points at the knob's field of v: an int, a bool, or an enum (an
+	// unsigned integer type whose values index Names).
+	field func(v *Variant) any
+	// goField is the field's Go name (the key of the field in Definition),
+	// found from field when the table is built.
+	goField string
+}
+
+// knobTable is every knob, in the order of Variant's fields (Definition follows
+// it) and of the spec (FormatVariantSpec writes it).
+var knobTable = withFieldNames([]Knob{
+	{Key: "nr0", Geometry: true, Column: "nr0", Doc: "weight rows per tile (multiple of 8)",
+		field: func(v *Variant) any { return &v.NR0 }},
+	{Key: "nr1", Geometry: true, Column: "nr1", Doc: "tokens per tile (multiple of 8)",
+		field: func(v *Variant) any { return &v.NR1 }},
+	{Key: "nr1h", Geometry: true, Column: "nr1h", Doc: "token part the half-skip works on (multiple of 8, divides nr1)",
+		field: func(v *Variant) any { return &v.NR1H }},
+	{Key: "nk", Geometry: true, Column: "nk", Doc: "k per step (multiple of 16)",
+		field: func(v *Variant) any { return &v.NK }},
+	{Key: "simdgroups", Geometry: true, Column: "SGs", Doc: "simdgroups per threadgroup (32 threads each; a chip's max_threads_per_tg caps the threads)",
+		field: func(v *Variant) any { return &v.NSG }},
+	{Key: "sg_rows", Geometry: true, Column: "SG grid", Doc: "simdgroup grid over the tile: rows x cols = simdgroups",
+		field: func(v *Variant) any { return &v.SGRows }},
+	{Key: "sg_cols", Geometry: true, Column: "", Doc: "(simdgroup path; the tensor path splits matmul2d tiles instead)",
+		field: func(v *Variant) any { return &v.SGCols }},
+	{Key: "half_skip", Column: "half-skip", Doc: "skip nr1h token parts that hold no routed token",
+		field: func(v *Variant) any { return &v.HalfSkip }},
+	{Key: "b_padding", Column: "B padding", Names: paddingNames, Doc: "B rows past the tokens: restage (every k-step, upstream) | zero (once)",
+		field: func(v *Variant) any { return &v.Padding }},
+	{Key: "codebook", Column: "codebook", Names: []string{dequant.ByteReads.String(), dequant.WordReads.String()}, Doc: "iq codebook reads: bytes | words (uint32)",
+		field: func(v *Variant) any { return &v.Codebook }},
+	{Key: "b_extents", Column: "B extents", Names: extentsNames, Doc: "tensor path B view: upstream dextents(tokens, nk) | fixed dextents(nk, tokens)",
+		field: func(v *Variant) any { return &v.BExtents }},
+	{Key: "dual_descriptor", Column: "dual desc", Doc: "tensor path: full- and half-tile matmul2d descriptors both live",
+		field: func(v *Variant) any { return &v.DualDescriptor }},
+})
+
+// Knobs returns the knob table, in spec order.
+func Knobs() []Knob { return slices.Clone(knobTable) }
+
+// withFieldNames fills each knob's goField with the name of the Variant field
+// its accessor points at ("" if it points at none: TestKnobTableCoversVariant
+// fails then).
+func withFieldNames(knobs []Knob) []Knob {
+	var v Variant
+	base := reflect.ValueOf(&v).Elem()
+	for i := range knobs {
+		ptr := reflect.ValueOf(knobs[i].field(&v)).Pointer()
+		for _, f := range reflect.VisibleFields(base.Type()) {
+			if !f.Anonymous && base.FieldByIndex(f.Index).Addr().Pointer() == ptr {
+				knobs[i].goField = f.Name
+			}
+		}
+	}
+	return knobs
+}
+
+// ref returns the knob's field of v.
+func (k Knob) ref(v *Variant) reflect.Value { return reflect.ValueOf(k.field(v)).Elem() }
+
+// isBool reports a true/false knob.
+func (k Knob) isBool() bool { return reflect.TypeOf(k.field(&Variant{})).Elem().Kind() == reflect.Bool }
+
+// Value returns the knob's value in v: the integer, 0 or 1 for a bool, an
+// enum's index into Names.
+func (k Knob) Value(v Variant) int {
+	f := k.ref(&v)
+	switch f.Kind() {
+	case reflect.Bool:
+		if f.Bool() {
+			return 1
+		}
+		return 0
+	case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint, reflect.Uint64:
+		return int(f.Uint())
+	}
+	return int(f.Int())
+}
+
+// set stores x (as Value returns it) into the knob's field of v.
+func (k Knob) set(v *Variant, x int) {
+	f := k.ref(v)
+	switch f.Kind() {
+	case reflect.Bool:
+		f.SetBool(x != 0)
+	case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint, reflect.Uint64:
+		f.SetUint(uint64(x))
+	default:
+		f.SetInt(int64(x))
+	}
+}
+
+// Text renders the knob's value in v for a table: the number, yes or no, or
+// the enum's name.
+func (k Knob) Text(v Variant) string {
+	x := k.Value(v)
+	switch {
+	case k.Names != nil:
+		return enumName(k.Names, k.Key, x)
+	case k.isBool():
+		if x != 0 {
+			return "yes"
+		}
+		return "no"
+	}
+	return strconv.Itoa(x)
+}
+
+// spec renders the knob's value in v as a TOML value.
+func (k Knob) spec(v Variant) string {
+	x := k.Value(v)
+	switch {
+	case k.Names != nil:
+		return strconv.Quote(enumName(k.Names, k.Key, x))
+	case k.isBool():
+		return strconv.FormatBool(x != 0)
+	}
+	return strconv.Itoa(x)
+}
+
+// specType is the Go type a TOML decoder fills for the knob: *int, *bool, or
+// *string for an enum's name.
+func (k Knob) specType() reflect.Type {
+	switch {
+	case k.Names != nil:
+		return reflect.TypeFor[*string]()
+	case k.isBool():
+		return reflect.TypeFor[*bool]()
+	}
+	return reflect.TypeFor[*int]()
+}
+
+// apply sets the knob in v from a decoded spec value (of specType, non-nil); an
+// enum name not in Names is an error naming the key and the allowed names.
+func (k Knob) apply(v *Variant, val reflect.Value) error {
+	switch x := val.Elem().Interface().(type) {
+	case string:
+		i, err := parseEnum(k.Names, k.Key, x)
+		if err != nil {
+			return fmt.Errorf("%s = %q: must be %s", k.Key, x, orList(k.Names))
+		}
+		k.set(v, i)
+	case bool:
+		b := 0
+		if x {
+			b = 1
+		}
+		k.set(v, b)
+	case int:
+		k.set(v, x)
+	}
+	return nil
+}
+
+// KnobColumns returns the `simrun variants` columns of the geometry knobs or
+// of the others, in table order.
+func KnobColumns(geometry bool) []string {
+	var out []string
+	for _, k := range knobTable {
+		if k.Geometry == geometry && k.Column != "" {
+			out = append(out, k.Column)
+		}
+	}
+	return out
+}
+
+// KnobCells returns v's cells under KnobColumns(geometry): a knob without a
+// column of its own joins the previous cell as AxB.
+func KnobCells(v Variant, geometry bool) []string {
+	var out []string
+	for _, k := range knobTable {
+		switch {
+		case k.Geometry != geometry:
+		case k.Column == "" && len(out) > 0:
+			out[len(out)-1] += "x" + k.Text(v)
+		default:
+			out = append(out, k.Text(v))
+		}
+	}
+	return out
+}
+
+// Definition renders the variant as its definition in a sweep id: the name and
+// every knob by its Go field name, with enums as numbers: the bytes
+// encoding/json writes for a Variant, so that sweep ids keep their bytes as
+// the knob table grows in rows (TestDefinitionIsTheJSON).
+func (v Variant) Definition() []byte {
+	name, _ := json.Marshal(v.Name) // a string always encodes
+	b := append([]byte(`{"Name":`), name...)
+	for _, k := range knobTable {
+		b = fmt.Appendf(b, ",%q:", k.goField)
+		if k.isBool() {
+			b = strconv.AppendBool(b, k.Value(v) != 0)
+		} else {
+			b = strconv.AppendInt(b, int64(k.Value(v)), 10)
+		}
+	}
+	return append(b, '}')
+}
