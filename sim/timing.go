@@ -120,19 +120,6 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Limiter names in a speed-of-light vocabulary.
-const (
-	LimitMatrix   = "ALU: matrix (simdgroup MMA on the FMA pipes)"
-	LimitALU      = "ALU: issue"
-	LimitConvert  = "ALU: conversions (integer/complex pipe)"
-	LimitTensor   = "tensor unit (neural accelerator)"
-	LimitTGMem    = "threadgroup memory bandwidth"
-	LimitL1       = "L1 / load bandwidth"
-	LimitDRAM     = "DRAM bandwidth"
-	LimitLatency  = "latency (occupancy-bound: resident simdgroups cannot hide memory and barrier latency)"
-	LimitDispatch = "threadgroup launch (early-exit threadgroups)"
-)
-
 // Result is a timing prediction for one MUL_MAT_ID (Run, RunMulMVID) or one
 // MUL_MAT (RunWorkload).
 type Result struct {
@@ -157,7 +144,8 @@ type Result struct {
 	Registers   isa.Registers
 	Counters    tile.Counters // of the first routing draw
 	Utilization Utilization
-	Limiter     string
+	Limit       Limiter // what bounds the run
+	Limiter     string  // Limit.String(), for writers that take the long name as text
 
 	CoreBusyUs   []float64 // per core: last threadgroup finished, first draw
 	IdleSGCycles float64   // simdgroup-cycles spent waiting at barriers, mean over draws
@@ -578,33 +566,6 @@ func (s *Simulator) map0(p tile.Problem, chip *Chip) (*GridResult, error) {
 	// a lone threadgroup: the detailed engine is exact and cheap here
 	return s.RunGrid(g, chip, Detailed)
 }
-
-// limiter names what bounds a run: the busiest resource if it is nearly
-// saturated, else latency (too few resident simdgroups to hide it).
-func limiter(u Utilization, mma8 bool) string {
-	best, name := u.Issue, LimitALU
-	for _, c := range []struct {
-		v    float64
-		name string
-	}{{u.FMA, LimitMatrix}, {u.IC, LimitConvert}, {u.Tensor, LimitTensor}, {u.TGMem, LimitTGMem}, {u.L1, LimitL1}, {u.DRAM, LimitDRAM}} {
-		if c.v > best {
-			best, name = c.v, c.name
-		}
-	}
-	if name == LimitMatrix && !mma8 {
-		name = LimitALU
-	}
-	if best < latencyBound {
-		return LimitLatency
-	}
-	return name
-}
-
-// latencyBound is the busiest resource's utilisation below which a run is
-// called latency-bound: no unit is busy three quarters of the time, so what
-// holds it back is waiting (dependences, barriers, memory latency), the
-// speed-of-light reading of a profiler.
-const latencyBound = 0.75
 
 // gridSource adapts a grid to the engines. It remembers the class ids and
 // memory patterns it looked up, so a run locks the shared tables once per

@@ -320,7 +320,7 @@ func compareRun(chips []*sim.Chip, variants []variantArg, path string, shapes []
 func sideOf(res *sim.Result) compareSide {
 	s := compareSide{Variant: res.Kernel.Name, Path: res.Kernel.Path.String(), Us: res.TotalUs,
 		Skipped: res.Counters.Skipped.HalfTiles, TGsPerCore: res.Occupancy.TGsPerCore,
-		OccLimiter: res.Occupancy.Limiter, Limiter: shortLimiter(res.Limiter), MMAs: res.Counters.Work.MMA8, MMAShape: "8x8x8"}
+		OccLimiter: res.Occupancy.Limiter, Limiter: res.Limit.Short(), MMAs: res.Counters.Work.MMA8, MMAShape: "8x8x8"}
 	if res.Kernel.Path == tile.Tensor {
 		s.MMAs, s.MMAShape = res.Counters.Work.MMA16, "16x16x16"
 	}

@@ -65,7 +65,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "simulate", err)
 		}
 		fmt.Fprintf(stdout, "  note              llama.cpp runs kernel_mul_mv_id when n < 32 or k < 64: predicted %.1f µs per run (limiter %s); the variant does not apply to it (simrun validate times what llama.cpp runs)\n",
-			mv.TotalUs, mv.Limiter)
+			mv.TotalUs, mv.Limit)
 	}
 	sf.writeRates(stderr)
 	return exitOK

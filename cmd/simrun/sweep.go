@@ -384,31 +384,6 @@ func flagsGiven(fs *flag.FlagSet) map[string]bool {
 	return m
 }
 
-// shortLimiter is a one-word name of a sim limiter, for tables and files.
-func shortLimiter(s string) string {
-	switch s {
-	case sim.LimitMatrix:
-		return "matrix"
-	case sim.LimitALU:
-		return "issue"
-	case sim.LimitConvert:
-		return "conversions"
-	case sim.LimitTensor:
-		return "tensor"
-	case sim.LimitTGMem:
-		return "tg-memory"
-	case sim.LimitL1:
-		return "l1"
-	case sim.LimitDRAM:
-		return "dram"
-	case sim.LimitLatency:
-		return "latency"
-	case sim.LimitDispatch:
-		return "launch"
-	}
-	return s
-}
-
 // stderrTerminal returns w as a file when it is a terminal (for progress bars).
 func stderrTerminal(w io.Writer) *os.File {
 	f, ok := w.(*os.File)
@@ -531,7 +506,7 @@ func (r *sweepRow) record() []string {
 // fill copies a result into the row.
 func (r *sweepRow) fill(res *sim.Result) {
 	r.TotalUs, r.KernelUs, r.Map0Us, r.DispatchUs, r.TFLOPS = res.TotalUs, res.KernelUs, res.Map0Us, res.OverheadUs, res.TFLOPS
-	r.TGsPerCore, r.OccupancyLimiter, r.Limiter = res.Occupancy.TGsPerCore, res.Occupancy.Limiter, shortLimiter(res.Limiter)
+	r.TGsPerCore, r.OccupancyLimiter, r.Limiter = res.Occupancy.TGsPerCore, res.Occupancy.Limiter, res.Limit.Short()
 	r.Registers, r.DRAMBytes = res.Registers.Total, res.DRAMBytes
 	c := res.Counters
 	r.Threadgroups, r.Tiles, r.Exited = c.Launched, c.Active, c.Exited
