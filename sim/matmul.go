@@ -6,6 +6,7 @@ import (
 
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/isa"
+	"github.com/metalsim/metalsim/routing"
 	"github.com/metalsim/metalsim/tile"
 )
 
@@ -23,23 +24,6 @@ import (
 // (an upper bound on the distinct bytes in between); dense mat-vec kernels: the
 // next token (block) re-reads the whole matrix, which is a repeat when the
 // matrix fits the SLC; mul_mm: later token tiles of a row tile, as mul_mm_id.
-
-// IDRoute is a Routing that can also draw the expert ids themselves (mul_mv_id's
-// timing needs which expert each (token, slot) reads, not only the counts).
-type IDRoute interface {
-	Route(p tile.Problem, seed uint64) ([]int32, error)
-}
-
-// routeIDs draws the ids of one routing draw.
-func routeIDs(r Routing, p tile.Problem, seed uint64) ([]int32, error) {
-	switch rt := r.(type) {
-	case UniformRouting:
-		return tile.UniformRouting(p, seed), nil
-	case IDRoute:
-		return rt.Route(p, seed)
-	}
-	return nil, fmt.Errorf("routing %s gives tokens per expert only; mul_mv_id needs the expert ids (a Route method)", r.Name())
-}
 
 type vecKey struct {
 	v     tile.VecKernel
@@ -204,7 +188,7 @@ func (s *Simulator) RunMulMVID(p tile.Problem, chip *Chip, opt Options) (*Result
 	res := &Result{Problem: p, KernelName: "mul_mv_id", Chip: chip.Name, Engine: opt.Engine, Draws: opt.Draws}
 	mean := drawMean{res: res}
 	err := s.runDraws(&mean, chip, func(d int) (*Grid, tile.Counters, error) {
-		ids, err := routeIDs(opt.Routing, p, opt.Seed+uint64(d))
+		ids, err := routing.IDs(opt.Routing, p, opt.Seed+uint64(d))
 		if err != nil {
 			return nil, tile.Counters{}, err
 		}

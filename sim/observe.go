@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/metalsim/metalsim/isa"
+	"github.com/metalsim/metalsim/routing"
 	"github.com/metalsim/metalsim/tile"
 )
 
@@ -19,7 +20,7 @@ func (s *Simulator) Observe(p tile.Problem, k tile.Kernel, chip *Chip, seed uint
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	tpe, err := UniformRouting{}.Counts(p, seed)
+	tpe, err := routing.Uniform{}.Counts(p, seed)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/metalsim/metalsim/dequant"
 
 	"github.com/metalsim/metalsim/isa"
+	"github.com/metalsim/metalsim/routing"
 	"github.com/metalsim/metalsim/tile"
 )
 
@@ -45,30 +46,12 @@ func ParseEngine(s string) (Engine, error) {
 	return 0, fmt.Errorf("unknown engine %q (allowed: fast, detailed)", s)
 }
 
-// Routing draws tokens-per-expert counts for timing (no ids needed).
-type Routing interface {
-	Counts(p tile.Problem, seed uint64) ([]int32, error)
-	Name() string
-}
-
-// UniformRouting draws n_used distinct experts per token uniformly, as
-// test-backend-ops does.
-type UniformRouting struct{}
-
-// Counts implements Routing.
-func (UniformRouting) Counts(p tile.Problem, seed uint64) ([]int32, error) {
-	return tile.UniformCounts(p, seed), nil
-}
-
-// Name implements Routing.
-func (UniformRouting) Name() string { return "uniform" }
-
 // Options control a timing run.
 type Options struct {
 	Engine  Engine
-	Draws   int     // routing draws averaged (the calibration harness redraws ids every run); default 4
-	Seed    uint64  // seed of the first draw; default 1
-	Routing Routing // default UniformRouting
+	Draws   int             // routing draws averaged (the calibration harness redraws ids every run); default 4
+	Seed    uint64          // seed of the first draw; default 1
+	Routing routing.Routing // default routing.Uniform
 	// Totals, if set, adds up what every run given these options simulated
 	// (a command's closing rate line).
 	Totals *Totals
@@ -115,7 +98,7 @@ func (o Options) withDefaults() Options {
 		o.Seed = 1
 	}
 	if o.Routing == nil {
-		o.Routing = UniformRouting{}
+		o.Routing = routing.Uniform{}
 	}
 	return o
 }

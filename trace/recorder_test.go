@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/routing"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 	"github.com/metalsim/metalsim/trace"
@@ -18,7 +19,7 @@ func TestObservedRunDoesNotChangeTiming(t *testing.T) {
 	p := tile.Problem{Experts: 16, Used: 4, M: 256, K: 512, Tokens: 64, TypeA: dequant.Q4_0}
 	k := tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}
 	s := sim.NewSimulator()
-	tpe, err := sim.UniformRouting{}.Counts(p, 3)
+	tpe, err := routing.Uniform{}.Counts(p, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	shapes := fs.String("shapes", "", "comma-separated MxK shapes (e.g. 768x2048,2048x768) instead of --m and --k")
 	preset := fs.String("preset", "", "compare a model's MoE layer (gate, up, down, layer total): a preset (simrun model --list)")
 	ggufFile := fs.String("gguf", "", "compare the MoE layer of the model in this GGUF file (header only)")
-	routing := fs.String("routing", "uniform", "routing: uniform, zipf:S, hot:H:F or file:PATH")
+	routingFlag := fs.String("routing", "uniform", "routing: uniform, zipf:S, hot:H:F or file:PATH")
 	format := fs.String("format", "text", "output: text, csv or json")
 	plotFile := fs.String("plot", "", "also draw time and delta vs n to this .png or .svg file")
 	pos, code, ok := parseWithArgs(fs, args)
@@ -138,11 +138,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if model != nil {
 		used, experts = model.Used, model.Experts
 	}
-	r, _, tokens, err := parseOneRouting("compare", *routing, used, experts)
+	r, err := parseOneRouting("compare", *routingFlag, used, experts, ns)
 	if err != nil {
-		return fail(stderr, "compare", err)
-	}
-	if err := checkFileTokens([]routePoint{{r: r, file: tokens}}, ns, "n"); err != nil {
 		return fail(stderr, "compare", err)
 	}
 	opt.Routing = r

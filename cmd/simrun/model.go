@@ -60,7 +60,7 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	chipFlag := fs.String("chip", "M1 Pro 16-core GPU", "chip name or alias (simrun chips), or a chip .json file")
 	pathFlag := fs.String("path", "", "kernel path: simdgroup or tensor (default: a spec file's path, else the chip's)")
 	variantFlag := fs.String("variant", "upstream", "kernel variant: a built-in name or a .toml spec file")
-	routing := fs.String("routing", "uniform", "routing: uniform, zipf:S, hot:H:F or file:PATH")
+	routingFlag := fs.String("routing", "uniform", "routing: uniform, zipf:S, hot:H:F or file:PATH")
 	typeA := fs.String("type", "q4_0", "weight type of every expert tensor ("+weightTypeNames()+"); with --gguf it overrides the file's types")
 	typeB := fs.String("type-b", "f32", "activation type (f32, f16)")
 	format := fs.String("format", "text", "output: text, csv or json")
@@ -125,11 +125,8 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "model", err)
 	}
-	r, _, tokens, err := parseOneRouting("model", *routing, m.Used, m.Experts)
+	r, err := parseOneRouting("model", *routingFlag, m.Used, m.Experts, ns)
 	if err != nil {
-		return fail(stderr, "model", err)
-	}
-	if err := checkFileTokens([]routePoint{{r: r, file: tokens}}, ns, "n"); err != nil {
 		return fail(stderr, "model", err)
 	}
 	opt.Routing = r

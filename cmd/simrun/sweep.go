@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"hash/fnv"
@@ -18,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/metalsim/metalsim/routing"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 )
@@ -204,140 +204,26 @@ func checkPath(s string) error {
 	return nil
 }
 
-// routePoint is one routing of a sweep: a spec with all its parameters.
-type routePoint struct {
-	r    sim.Routing
-	skew string // the parameter taken from --skew ("" if none)
-	file int    // tokens of a file routing (0 otherwise)
+// routingParser reads routing specs for a shape, its errors naming the
+// flags.
+func routingParser(used, experts int) routing.Parser {
+	return routing.Parser{Experts: experts, Used: used, Label: "--routing", SkewLabel: "--skew", NLabel: "--n"}
 }
 
-// parseRouting parses one routing spec for a problem shape. partial reports a
-// spec without its last parameter (zipf, hot:H), which --skew completes.
-func parseRouting(spec string, used, experts int) (r sim.Routing, partial bool, fileTokens int, err error) {
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("--routing %q: "+format, append([]any{spec}, a...)...)
-	}
-	probe := tile.Problem{Experts: experts, Used: used}
-	kind, rest, _ := strings.Cut(spec, ":")
-	switch kind {
-	case "uniform":
-		if rest != "" {
-			return nil, false, 0, bad("uniform takes no parameter")
-		}
-		return sim.UniformRouting{}, false, 0, nil
-	case "zipf":
-		if rest == "" {
-			return nil, true, 0, nil
-		}
-		s, err := strconv.ParseFloat(rest, 64)
-		if err != nil {
-			return nil, false, 0, bad("S %q: not a number", rest)
-		}
-		if err := tile.ValidateZipf(s); err != nil {
-			return nil, false, 0, bad("%v", err)
-		}
-		return sim.ZipfRouting{S: s}, false, 0, nil
-	case "hot":
-		hs, fs, hasF := strings.Cut(rest, ":")
-		h, err := strconv.Atoi(hs)
-		if err != nil {
-			return nil, false, 0, bad("H %q: want hot:H:F with H the number of hot experts", hs)
-		}
-		if !hasF {
-			if err := tile.ValidateHot(probe, h, 0); err != nil {
-				return nil, false, 0, bad("%v", err)
-			}
-			return sim.HotRouting{Experts: h}, true, 0, nil
-		}
-		f, err := strconv.ParseFloat(fs, 64)
-		if err != nil {
-			return nil, false, 0, bad("F %q: not a number (the fraction of picks on hot experts)", fs)
-		}
-		if err := tile.ValidateHot(probe, h, f); err != nil {
-			return nil, false, 0, bad("%v", err)
-		}
-		return sim.HotRouting{Experts: h, Fraction: f}, false, 0, nil
-	case "file":
-		if rest == "" {
-			return nil, false, 0, bad("want file:PATH")
-		}
-		ids, err := tile.ReadIDsFile(rest, used, experts)
-		if err != nil {
-			return nil, false, 0, fmt.Errorf("--routing: %w", err)
-		}
-		return sim.FileRouting{File: rest, IDs: ids.IDs}, false, ids.Tokens, nil
-	}
-	return nil, false, 0, bad("unknown routing (allowed: uniform, zipf:S, hot:H:F, file:PATH)")
-}
-
-// parseOneRouting parses the single --routing of compare and model: a spec
-// with all its parameters.
-func parseOneRouting(cmd, spec string, used, experts int) (sim.Routing, bool, int, error) {
-	r, partial, tokens, err := parseRouting(spec, used, experts)
+// parseOneRouting parses the single --routing of compare and model, a spec
+// with its parameters, and checks a file routing's tokens against ns.
+func parseOneRouting(cmd, spec string, used, experts int, ns []int) (routing.Routing, error) {
+	ps := routingParser(used, experts)
+	s, err := ps.Parse(spec)
 	switch {
 	case err != nil && strings.Contains(spec, ","):
-		return nil, false, 0, fmt.Errorf("--routing %q: %s takes one routing (simrun sweep takes a list)", spec, cmd)
-	case err == nil && r == nil:
-		return nil, false, 0, fmt.Errorf("--routing %q: give its parameter (zipf:S, hot:H:F)", spec)
+		return nil, fmt.Errorf("--routing %q: %s takes one routing (simrun sweep takes a list)", spec, cmd)
+	case err == nil && s.Routing == nil:
+		return nil, fmt.Errorf("--routing %q: give its parameter (zipf:S, hot:H:F)", spec)
+	case err != nil:
+		return nil, err
 	}
-	return r, partial, tokens, err
-}
-
-// parseRoutings expands routing specs with the --skew values, in order.
-func parseRoutings(specs []string, skews []float64, used, experts int) ([]routePoint, error) {
-	if len(specs) == 0 {
-		return nil, errors.New("--routing: want one or more routings (uniform, zipf:S, hot:H:F, file:PATH)")
-	}
-	var out []routePoint
-	usedSkew := false
-	for _, spec := range specs {
-		r, partial, tokens, err := parseRouting(spec, used, experts)
-		if err != nil {
-			return nil, err
-		}
-		if !partial {
-			out = append(out, routePoint{r: r, file: tokens})
-			continue
-		}
-		if len(skews) == 0 {
-			return nil, fmt.Errorf("--routing %q: needs its parameter (zipf:S, hot:H:F) or --skew values", spec)
-		}
-		usedSkew = true
-		for _, s := range skews {
-			label := strconv.FormatFloat(s, 'g', -1, 64)
-			switch h := r.(type) {
-			case sim.HotRouting:
-				if err := tile.ValidateHot(tile.Problem{Experts: experts, Used: used}, h.Experts, s); err != nil {
-					return nil, fmt.Errorf("--skew %s for --routing %q: %v", label, spec, err)
-				}
-				out = append(out, routePoint{r: sim.HotRouting{Experts: h.Experts, Fraction: s}, skew: label})
-			default:
-				if err := tile.ValidateZipf(s); err != nil {
-					return nil, fmt.Errorf("--skew %s for --routing %q: %v", label, spec, err)
-				}
-				out = append(out, routePoint{r: sim.ZipfRouting{S: s}, skew: label})
-			}
-		}
-	}
-	if len(skews) > 0 && !usedSkew {
-		return nil, errors.New("--skew: no --routing takes it (give zipf or hot:H without their last parameter)")
-	}
-	return out, nil
-}
-
-// checkFileTokens fails when a file routing meets an n it does not hold.
-func checkFileTokens(routes []routePoint, ns []int, nFlag string) error {
-	for _, rp := range routes {
-		if rp.file == 0 {
-			continue
-		}
-		for _, n := range ns {
-			if n != rp.file {
-				return fmt.Errorf("--%s %d: --routing %s holds %d tokens (a file routing fixes n; use --%s %d)", nFlag, n, rp.r.Name(), rp.file, nFlag, rp.file)
-			}
-		}
-	}
-	return nil
+	return s.Routing, ps.CheckTokens([]routing.Point{{Routing: s.Routing, Tokens: s.Tokens}}, ns)
 }
 
 // flagError names the flag of a tile.Problem validation error.
@@ -575,7 +461,7 @@ func (sw *sweepWriter) close() error {
 type sweepSpec struct {
 	chips    []*sim.Chip
 	variants []variantArg
-	routes   []routePoint
+	routes   []routing.Point
 	ns       []int
 	shape    shapeFlags
 	path     string
@@ -593,9 +479,9 @@ func (s *sweepSpec) row(sm *sim.Simulator, i int) *sweepRow {
 	ci := i / len(s.ns) / len(s.routes) / len(s.variants)
 	chip, va, rp, n := s.chips[ci], s.variants[vi], s.routes[ri], s.ns[ni]
 	typeA, halfB, _ := s.shape.types()
-	r := &sweepRow{Index: i, Points: s.points(), SweepID: s.id, Chip: chip.Name, Variant: va.v.Name, Routing: rp.r.Name(), Skew: rp.skew,
+	r := &sweepRow{Index: i, Points: s.points(), SweepID: s.id, Chip: chip.Name, Variant: va.v.Name, Routing: rp.Routing.Name(), Skew: rp.Skew,
 		N: n, Experts: s.shape.experts, Used: s.shape.used, M: s.shape.m, K: s.shape.k, TypeA: typeA.String(), TypeB: "f32",
-		Engine: s.opt.Engine.String(), Draws: s.opt.Draws, Seed: pointSeed(s.opt.Seed, rp.r.Name(), n)}
+		Engine: s.opt.Engine.String(), Draws: s.opt.Draws, Seed: pointSeed(s.opt.Seed, rp.Routing.Name(), n)}
 	if halfB {
 		r.TypeB = "f16"
 	}
@@ -617,7 +503,7 @@ func (s *sweepSpec) row(sm *sim.Simulator, i int) *sweepRow {
 		return r
 	}
 	opt := s.opt
-	opt.Seed, opt.Routing = r.Seed, rp.r
+	opt.Seed, opt.Routing = r.Seed, rp.Routing
 	res, err := sm.Run(p, k, chip, opt)
 	if err != nil {
 		r.Error = err.Error()
@@ -762,11 +648,12 @@ func parseSweepFlags(shape *shapeFlags, sf *simFlags, nFlag, variantFlag, chipFl
 	if err != nil {
 		return nil, err
 	}
-	routes, err := parseRoutings(routingItems, skews, shape.used, shape.experts)
+	rp := routingParser(shape.used, shape.experts)
+	routes, err := rp.Expand(routingItems, skews)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkFileTokens(routes, ns, "n"); err != nil {
+	if err := rp.CheckTokens(routes, ns); err != nil {
 		return nil, err
 	}
 	opt, err := sf.options()
@@ -820,9 +707,9 @@ func sweepID(s *sweepSpec) (string, error) {
 		}
 	}
 	for _, rp := range s.routes {
-		puts("routing", rp.r.Name())
-		puts("skew", rp.skew)
-		if f, ok := rp.r.(sim.FileRouting); ok {
+		puts("routing", rp.Routing.Name())
+		puts("skew", rp.Skew)
+		if f, ok := rp.Routing.(routing.File); ok {
 			fmt.Fprintf(h, "ids %d:", 4*len(f.IDs))
 			var buf [4096]byte
 			for ids := f.IDs; len(ids) > 0; {
