@@ -1,31 +1,19 @@
 package main
 
 import (
-	"cmp"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"image/color"
 	"io"
-	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	_ "gonum.org/v1/plot/vg/vgimg" // png
-	_ "gonum.org/v1/plot/vg/vgsvg" // svg
-
 	"github.com/metalsim/metalsim/models"
 	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/study"
 	"github.com/metalsim/metalsim/tile"
+	"github.com/metalsim/metalsim/trace"
 )
 
 const compareSummary = `Compare two kernel variants A and B (built-in names or .toml spec files) side by side over chips,
@@ -38,37 +26,6 @@ error); --type then overrides the weight type (a GGUF's own expert types by defa
 --plot draws time and delta against n (PNG or SVG, by the file's extension).
 
 usage: simrun compare [flags] A B`
-
-// compareSide is one variant's prediction at one point.
-type compareSide struct {
-	Variant    string  `json:"variant"`
-	Path       string  `json:"path"`
-	Us         float64 `json:"us"`
-	Skipped    int64   `json:"half_tiles_skipped"`
-	MMAs       int64   `json:"mmas"`
-	MMAShape   string  `json:"mma_shape"`
-	TGsPerCore int     `json:"tgs_per_core"`
-	OccLimiter string  `json:"occupancy_limiter"`
-	Limiter    string  `json:"limiter"`
-}
-
-// compareRow is one point (chip, shape, n) of a comparison.
-type compareRow struct {
-	Chip     string      `json:"chip"`
-	Shape    string      `json:"shape"`
-	N        int         `json:"n"`
-	A        compareSide `json:"a"`
-	B        compareSide `json:"b"`
-	DeltaUs  float64     `json:"delta_us"`
-	DeltaPct float64     `json:"delta_pct"`
-	total    bool        // a layer total: occupancy and limiter do not apply
-}
-
-// compareShape is one matmul shape to compare at every n.
-type compareShape struct {
-	label string
-	build func(n int) (tile.Problem, error)
-}
 
 func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("compare", compareSummary, stderr)
@@ -93,13 +50,13 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "compare", fmt.Errorf("want two variants A B, got %d arguments (usage: simrun compare [flags] A B)", len(pos)))
 	}
 	set := flagsGiven(fs)
-	var variants []variantArg
+	var variants [2]study.Variant
 	for i, a := range pos {
-		va, err := resolveVariants("variant "+string(rune('A'+i)), []string{a})
+		va, err := study.LoadVariants("variant "+string(rune('A'+i)), []string{a})
 		if err != nil {
 			return fail(stderr, "compare", err)
 		}
-		variants = append(variants, va...)
+		variants[i] = va[0]
 	}
 	chips, err := resolveChips(*chipFlag)
 	if err != nil {
@@ -108,10 +65,11 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if err := checkGivenNotEmpty(fs, "empty; leave the flag out for its default", "path"); err != nil {
 		return fail(stderr, "compare", err)
 	}
-	if err := checkPath(*pathFlag); err != nil {
+	path, err := parsePath(*pathFlag)
+	if err != nil {
 		return fail(stderr, "compare", err)
 	}
-	ns, err := parseNList("n", *nFlag)
+	ns, err := study.ParseNs("--n", *nFlag)
 	if err != nil {
 		return fail(stderr, "compare", err)
 	}
@@ -143,22 +101,25 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "compare", err)
 	}
 	opt.Routing = r
-	rows, err := compareRun(chips, variants, *pathFlag, list, model != nil, ns, opt)
+	c := study.Comparison{Chips: chips, Variants: variants, Path: path, Shapes: list, Layer: model != nil, Ns: ns, Options: opt, Labels: flagLabels}
+	rows, err := c.Run()
 	if err != nil {
 		return fail(stderr, "compare", err)
 	}
 	switch *format {
 	case "json":
 		warnUnverified(stderr, "compare", model)
-		err = writeCompareJSON(stdout, rows)
+		err = study.WriteCompareJSON(stdout, rows)
 	case "csv":
 		warnUnverified(stderr, "compare", model)
-		err = writeCompareCSV(stdout, rows)
+		err = study.WriteCompareCSV(stdout, rows)
 	default:
 		err = writeCompareText(stdout, rows, variants, model, opt)
 	}
 	if err == nil && *plotFile != "" {
-		if err = plotCompare(*plotFile, rows, variants); err == nil && *format == "text" {
+		if err = writePlot(*plotFile, func(w io.Writer, format string) error {
+			return trace.WriteComparePlot(w, format, rows, variants[0].Arg, variants[1].Arg)
+		}); err == nil && *format == "text" {
 			fmt.Fprintf(stdout, "\nplot: %s\n", *plotFile)
 		}
 	}
@@ -171,7 +132,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 
 // compareShapes returns the shapes to compare: a model's layer matmuls, the
 // --shapes list, or the problem flags' one shape.
-func compareShapes(shape *shapeFlags, set map[string]bool, shapes, preset, ggufFile string) ([]compareShape, *models.Model, error) {
+func compareShapes(shape *shapeFlags, set map[string]bool, shapes, preset, ggufFile string) ([]study.CompareShape, *models.Model, error) {
 	if preset != "" || ggufFile != "" {
 		if preset != "" && ggufFile != "" {
 			return nil, nil, errors.New("--preset and --gguf: give one model")
@@ -189,21 +150,9 @@ func compareShapes(shape *shapeFlags, set map[string]bool, shapes, preset, ggufF
 		if err != nil {
 			return nil, nil, err
 		}
-		lo := models.LayerOptions{Tokens: 1, Type: typ, ForceType: set["type"], HalfB: halfB}
-		if _, err := m.Layer(lo); err != nil {
+		out, err := study.ModelShapes(m, models.LayerOptions{Tokens: 1, Type: typ, ForceType: set["type"], HalfB: halfB})
+		if err != nil {
 			return nil, nil, modelTypeHint(err)
-		}
-		var out []compareShape
-		for i, name := range []string{"gate", "up", "down"} {
-			out = append(out, compareShape{label: name, build: func(n int) (tile.Problem, error) {
-				o := lo
-				o.Tokens = n
-				mm, err := m.Layer(o)
-				if err != nil {
-					return tile.Problem{}, err
-				}
-				return mm[i].Problem, nil
-			}})
 		}
 		return out, m, nil
 	}
@@ -213,7 +162,7 @@ func compareShapes(shape *shapeFlags, set map[string]bool, shapes, preset, ggufF
 		if set["m"] || set["k"] {
 			return nil, nil, errors.New("--shapes: give either --shapes or --m/--k")
 		}
-		items, err := splitList("shapes", shapes)
+		items, err := study.SplitList("--shapes", shapes)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -234,7 +183,7 @@ func compareShapes(shape *shapeFlags, set map[string]bool, shapes, preset, ggufF
 			return nil, nil, fmt.Errorf("--shapes %q: want one or more MxK shapes", shapes)
 		}
 	}
-	var out []compareShape
+	var out []study.CompareShape
 	for _, d := range dims {
 		if _, err := shape.problem(1, d.m, d.k); err != nil {
 			if shapes != "" {
@@ -242,98 +191,15 @@ func compareShapes(shape *shapeFlags, set map[string]bool, shapes, preset, ggufF
 			}
 			return nil, nil, err
 		}
-		out = append(out, compareShape{label: fmt.Sprintf("m=%d,k=%d", d.m, d.k),
-			build: func(n int) (tile.Problem, error) { return shape.problem(n, d.m, d.k) }})
+		out = append(out, study.CompareShape{Label: fmt.Sprintf("m=%d,k=%d", d.m, d.k),
+			Build: func(n int) (tile.Problem, error) { return shape.problem(n, d.m, d.k) }})
 	}
 	return out, nil, nil
 }
 
-// compareRun predicts every point with both variants; with a model it adds
-// a layer-total row per chip and n.
-func compareRun(chips []*sim.Chip, variants []variantArg, path string, shapes []compareShape, layer bool, ns []int, opt sim.Options) ([]compareRow, error) {
-	// shapes map0 cannot launch fail before anything runs
-	for _, chip := range chips {
-		for _, sh := range shapes {
-			p, err := sh.build(ns[0])
-			if err != nil {
-				return nil, err
-			}
-			experts, used := "--experts", "--used"
-			if layer {
-				experts, used = "the model's experts (n_mats)", "its experts used per token (n_used)"
-			}
-			if err := sim.CheckMap0(p, chip, experts, used); err != nil {
-				return nil, err
-			}
-		}
-	}
-	sm := sim.NewSimulator()
-	var rows []compareRow
-	for _, chip := range chips {
-		var kernels [2]tile.Kernel
-		for i, va := range variants {
-			k, err := va.kernel(chip, path)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", chip.Name, err)
-			}
-			kernels[i] = k
-		}
-		for _, n := range ns {
-			total := compareRow{Chip: chip.Name, Shape: "layer", N: n, total: true}
-			for _, sh := range shapes {
-				p, err := sh.build(n)
-				if err != nil {
-					return nil, err
-				}
-				row := compareRow{Chip: chip.Name, Shape: sh.label, N: n}
-				for i, k := range kernels {
-					res, err := sm.Run(p, k, chip, opt)
-					if err != nil {
-						return nil, fmt.Errorf("%s, %s, n = %d, variant %s: %w", chip.Name, sh.label, n, variants[i].arg, err)
-					}
-					side := &row.A
-					tside := &total.A
-					if i == 1 {
-						side, tside = &row.B, &total.B
-					}
-					*side = sideOf(res)
-					tside.Variant, tside.Path, tside.MMAShape = side.Variant, side.Path, side.MMAShape
-					tside.Us += side.Us
-					tside.Skipped += side.Skipped
-					tside.MMAs += side.MMAs
-				}
-				row.delta()
-				rows = append(rows, row)
-			}
-			if layer {
-				total.delta()
-				rows = append(rows, total)
-			}
-		}
-	}
-	return rows, nil
-}
-
-func sideOf(res *sim.Result) compareSide {
-	s := compareSide{Variant: res.Kernel.Name, Path: res.Kernel.Path.String(), Us: res.TotalUs,
-		Skipped: res.Counters.Skipped.HalfTiles, TGsPerCore: res.Occupancy.TGsPerCore,
-		OccLimiter: res.Occupancy.Limiter, Limiter: res.Limit.Short(), MMAs: res.Counters.Work.MMA8, MMAShape: "8x8x8"}
-	if res.Kernel.Path == tile.Tensor {
-		s.MMAs, s.MMAShape = res.Counters.Work.MMA16, "16x16x16"
-	}
-	return s
-}
-
-func (r *compareRow) delta() {
-	r.DeltaUs = r.B.Us - r.A.Us
-	if r.A.Us > 0 {
-		r.DeltaPct = 100 * r.DeltaUs / r.A.Us
-	}
-}
-
-func writeCompareText(w io.Writer, rows []compareRow, variants []variantArg, model *models.Model, opt sim.Options) error {
+func writeCompareText(w io.Writer, rows []study.CompareRow, variants [2]study.Variant, model *models.Model, opt sim.Options) error {
 	fmt.Fprintf(w, "A = %s, B = %s; routing %s, %d draws, seed %d, %s engine; Δ = B - A (negative: B faster)\n",
-		variants[0].arg, variants[1].arg, opt.Routing.Name(), opt.Draws, opt.Seed, opt.Engine)
+		variants[0].Arg, variants[1].Arg, opt.Routing.Name(), opt.Draws, opt.Seed, opt.Engine)
 	if model != nil {
 		writeModelHeader(w, model)
 	}
@@ -342,7 +208,7 @@ func writeCompareText(w io.Writer, rows []compareRow, variants []variantArg, mod
 	fmt.Fprintln(tw, "chip\tshape\tn\tA µs\tB µs\tΔ µs\tΔ %\thalf-tiles skipped A/B\tMMAs A/B\toccupancy A/B\tlimiter A/B\t")
 	for _, r := range rows {
 		occ, lim := "-", "-"
-		if !r.total {
+		if !r.Total {
 			occ = fmt.Sprintf("%d (%s) / %d (%s)", r.A.TGsPerCore, r.A.OccLimiter, r.B.TGsPerCore, r.B.OccLimiter)
 			lim = r.A.Limiter + " / " + r.B.Limiter
 		}
@@ -354,149 +220,6 @@ func writeCompareText(w io.Writer, rows []compareRow, variants []variantArg, mod
 }
 
 // mmaCount renders an MMA count with its shape (8x8x8 or 16x16x16).
-func mmaCount(s compareSide) string {
+func mmaCount(s study.CompareSide) string {
 	return fmt.Sprintf("%d (%s)", s.MMAs, s.MMAShape)
-}
-
-var compareColumns = []string{"chip", "shape", "n", "a_variant", "a_path", "a_us", "b_variant", "b_path", "b_us", "delta_us", "delta_pct",
-	"a_half_tiles_skipped", "b_half_tiles_skipped", "a_mmas", "b_mmas", "a_mma_shape", "b_mma_shape",
-	"a_tgs_per_core", "b_tgs_per_core", "a_occupancy_limiter", "b_occupancy_limiter", "a_limiter", "b_limiter"}
-
-func writeCompareCSV(w io.Writer, rows []compareRow) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(compareColumns); err != nil {
-		return err
-	}
-	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-	d := func(v int64) string { return strconv.FormatInt(v, 10) }
-	for _, r := range rows {
-		rec := []string{r.Chip, r.Shape, strconv.Itoa(r.N), r.A.Variant, r.A.Path, f(r.A.Us), r.B.Variant, r.B.Path, f(r.B.Us),
-			f(r.DeltaUs), f(r.DeltaPct), d(r.A.Skipped), d(r.B.Skipped), d(r.A.MMAs), d(r.B.MMAs), r.A.MMAShape, r.B.MMAShape,
-			strconv.Itoa(r.A.TGsPerCore), strconv.Itoa(r.B.TGsPerCore), r.A.OccLimiter, r.B.OccLimiter, r.A.Limiter, r.B.Limiter}
-		if err := cw.Write(rec); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-func writeCompareJSON(w io.Writer, rows []compareRow) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if rows == nil {
-		rows = []compareRow{}
-	}
-	return enc.Encode(rows)
-}
-
-// plotCompare draws two panels against n: the time of A (solid) and B
-// (dashed) per chip and shape, and the delta in percent.
-func plotCompare(file string, rows []compareRow, variants []variantArg) error {
-	type series struct {
-		key         string
-		a, b, delta plotter.XYs
-	}
-	// lines join the points in n order, whatever order --n gave them in (a
-	// stable sort keeps the chips' and shapes' order within each n)
-	rows = slices.Clone(rows)
-	slices.SortStableFunc(rows, func(a, b compareRow) int { return cmp.Compare(a.N, b.N) })
-	var all []*series
-	byKey := map[string]*series{}
-	for _, r := range rows {
-		key := r.Chip + " " + r.Shape
-		s := byKey[key]
-		if s == nil {
-			s = &series{key: key}
-			byKey[key] = s
-			all = append(all, s)
-		}
-		x := float64(r.N)
-		s.a = append(s.a, plotter.XY{X: x, Y: r.A.Us})
-		s.b = append(s.b, plotter.XY{X: x, Y: r.B.Us})
-		s.delta = append(s.delta, plotter.XY{X: x, Y: r.DeltaPct})
-	}
-	top, bottom := plot.New(), plot.New()
-	top.Title.Text = fmt.Sprintf("%s (solid) vs %s (dashed)", variants[0].arg, variants[1].arg)
-	top.Y.Label.Text = "µs per MUL_MAT_ID"
-	bottom.Y.Label.Text = "Δ = (B - A) / A, %"
-	bottom.Title.Text = "delta (colours as above; below 0: B faster)"
-	for _, p := range []*plot.Plot{top, bottom} {
-		p.X.Label.Text = "n (tokens)"
-		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = nTicks(rows)
-		p.Add(plotter.NewGrid())
-		p.Legend.Top = true
-		p.Legend.Left = true
-	}
-	zero, err := plotter.NewLine(plotter.XYs{{X: float64(rows[0].N), Y: 0}, {X: float64(rows[len(rows)-1].N), Y: 0}})
-	if err != nil {
-		return err
-	}
-	zero.Color = color.Gray{Y: 128}
-	bottom.Add(zero)
-	for i, s := range all {
-		c := plotutil.Color(i)
-		for j, xy := range []plotter.XYs{s.a, s.b} {
-			l, pts, err := plotter.NewLinePoints(xy)
-			if err != nil {
-				return err
-			}
-			l.Color, pts.Color = c, c
-			pts.Shape = plotutil.Shape(i)
-			if j == 1 {
-				l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-			} else {
-				top.Legend.Add(s.key, l, pts)
-			}
-			top.Add(l, pts)
-		}
-		l, pts, err := plotter.NewLinePoints(s.delta)
-		if err != nil {
-			return err
-		}
-		l.Color, pts.Color, pts.Shape = c, c, plotutil.Shape(i)
-		bottom.Add(l, pts)
-	}
-	top.Y.Min = 0 // times from zero: the gap between A and B at its true scale
-	top.Y.Tick.Marker = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
-		ts := plot.DefaultTicks{}.Ticks(lo, hi)
-		for i := range ts {
-			if ts[i].Label != "" {
-				ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', -1, 64)
-			}
-		}
-		return ts
-	})
-	w, h := 8*vg.Inch, 9*vg.Inch
-	cv, err := draw.NewFormattedCanvas(w, h, strings.TrimPrefix(strings.ToLower(filepath.Ext(file)), "."))
-	if err != nil {
-		return fmt.Errorf("--plot: %w", err)
-	}
-	tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(6), PadBottom: vg.Points(6), PadLeft: vg.Points(6), PadRight: vg.Points(12), PadY: vg.Points(18)}
-	canvases := plot.Align([][]*plot.Plot{{top}, {bottom}}, tiles, draw.New(cv))
-	top.Draw(canvases[0][0])
-	bottom.Draw(canvases[1][0])
-	f, err := os.Create(file)
-	if err != nil {
-		return fmt.Errorf("--plot: %w", err)
-	}
-	if _, err := cv.WriteTo(f); err != nil {
-		f.Close()
-		return fmt.Errorf("--plot %s: %w", file, err)
-	}
-	return f.Close()
-}
-
-// nTicks puts a tick at every n of the comparison.
-func nTicks(rows []compareRow) plot.Ticker {
-	var ticks []plot.Tick
-	seen := map[int]bool{}
-	for _, r := range rows {
-		if !seen[r.N] {
-			seen[r.N] = true
-			ticks = append(ticks, plot.Tick{Value: float64(r.N), Label: strconv.Itoa(r.N)})
-		}
-	}
-	return plot.ConstantTicks(ticks)
 }

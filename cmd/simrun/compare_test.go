@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/metalsim/metalsim/study"
 )
 
 const tinyGGUF = "../../models/testdata/tiny-moe.gguf"
@@ -61,7 +63,7 @@ func TestCompareCSVAndJSON(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
-	var rows []compareRow
+	var rows []study.CompareRow
 	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 2 || rows[0].B.Variant != "tile64x8" {
 		t.Fatalf("json %v %v", rows, err)
 	}

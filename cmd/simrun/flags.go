@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/routing"
 	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/study"
 	"github.com/metalsim/metalsim/tile"
 	"github.com/metalsim/metalsim/trace"
 )
@@ -53,18 +55,27 @@ func (f *shapeFlags) types() (dequant.Type, bool, error) {
 	return 0, false, fmt.Errorf("--type-b %q: allowed f32, f16", f.typeB)
 }
 
+// shape returns the study shape the flags give.
+func (f *shapeFlags) shape() (study.Shape, error) {
+	t, halfB, err := f.types()
+	if err != nil {
+		return study.Shape{}, err
+	}
+	return study.Shape{Experts: f.experts, Used: f.used, M: f.m, K: f.k, TypeA: t, HalfB: halfB, Broadcast: f.bcast}, nil
+}
+
 // problem returns the shape with n tokens and rows x k, validated.
 func (f *shapeFlags) problem(n, m, k int) (tile.Problem, error) {
-	t, halfB, err := f.types()
+	sh, err := f.shape()
 	if err != nil {
 		return tile.Problem{}, err
 	}
-	p := tile.Problem{Experts: f.experts, Used: f.used, M: m, K: k, Tokens: n, Broadcast: f.bcast, TypeA: t, HalfB: halfB}
-	if err := p.Validate(); err != nil {
-		return p, flagError(err)
-	}
-	return p, nil
+	p, err := sh.Problem(n, m, k)
+	return p, flagLabels.Problem(err)
 }
+
+// flagLabels name a study's inputs by the flags that set them.
+var flagLabels = study.Labels{Experts: "--experts", Used: "--used", Problem: flagError}
 
 // problemFlags are the flags that describe one MUL_MAT_ID: the shape and --n.
 type problemFlags struct {
@@ -237,4 +248,117 @@ func checkGivenNotEmpty(fs *flag.FlagSet, want string, names ...string) error {
 		}
 	}
 	return nil
+}
+
+// resolveChips looks up a comma-separated list of chips: names or aliases
+// (simrun chips), or chip files (*.json).
+func resolveChips(s string) ([]*sim.Chip, error) {
+	items, err := study.SplitList("--chip", s)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return nil, fmt.Errorf("--chip %q: want one or more chips (simrun chips lists them)", s)
+	}
+	var out []*sim.Chip
+	for _, it := range items {
+		c, err := chipByNameOrFile(it)
+		if err != nil {
+			// these commands take chip files in --chip itself
+			return nil, fmt.Errorf("--chip: %s", strings.Replace(err.Error(), "; or load one with --chip-file", "; or give a chip .json file", 1))
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// chipByNameOrFile returns the chip a --chip value names: a chip .json file,
+// or a chip name or alias.
+func chipByNameOrFile(s string) (*sim.Chip, error) {
+	if strings.HasSuffix(strings.ToLower(s), ".json") {
+		return sim.LoadChipFile(s)
+	}
+	return sim.LookupChip(s)
+}
+
+// parsePath reads the --path of the commands that take variant lists: nil
+// when not given (a spec file's path, else each chip's).
+func parsePath(s string) (*tile.Path, error) {
+	if s == "" {
+		return nil, nil
+	}
+	p, err := tile.ParsePath(s)
+	if err != nil {
+		return nil, fmt.Errorf("--path: %w", err)
+	}
+	return &p, nil
+}
+
+// routingParser reads routing specs for a shape, its errors naming the
+// flags.
+func routingParser(used, experts int) routing.Parser {
+	return routing.Parser{Experts: experts, Used: used, Label: "--routing", SkewLabel: "--skew", NLabel: "--n"}
+}
+
+// parseOneRouting parses the single --routing of compare and model, a spec
+// with its parameters, and checks a file routing's tokens against ns.
+func parseOneRouting(cmd, spec string, used, experts int, ns []int) (routing.Routing, error) {
+	ps := routingParser(used, experts)
+	s, err := ps.Parse(spec)
+	switch {
+	case err != nil && strings.Contains(spec, ","):
+		return nil, fmt.Errorf("--routing %q: %s takes one routing (simrun sweep takes a list)", spec, cmd)
+	case err == nil && s.Routing == nil:
+		return nil, fmt.Errorf("--routing %q: give its parameter (zipf:S, hot:H:F)", spec)
+	case err != nil:
+		return nil, err
+	}
+	return s.Routing, ps.CheckTokens([]routing.Point{{Routing: s.Routing, Tokens: s.Tokens}}, ns)
+}
+
+// flagError names the flag of a tile.Problem validation error.
+func flagError(err error) error {
+	if err == nil {
+		return nil
+	}
+	s := err.Error()
+	if strings.HasPrefix(s, "--") {
+		return err // already names its flag
+	}
+	for _, r := range []struct{ field, flag string }{
+		{"n_mats (experts)", "--experts"}, {"n_used (experts per token)", "--used"},
+		{"m (rows)", "--m"}, {"problem: k", "--k"}, {"n (tokens)", "--n"},
+	} {
+		if strings.Contains(s, r.field) {
+			return fmt.Errorf("%s: %w", r.flag, err)
+		}
+	}
+	return err
+}
+
+// parseWithArgs parses flags that may come before, between or after
+// positional arguments, and returns the positional ones.
+func parseWithArgs(fs *flag.FlagSet, args []string) ([]string, int, bool) {
+	var pos []string
+	for {
+		if code, ok := parse(fs, args); !ok {
+			return nil, code, false
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, 0, true
+		}
+		if rest[0] == "--" || len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), 0, true
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// flagsGiven returns the names of the flags given on the command line.
+func flagsGiven(fs *flag.FlagSet) map[string]bool {
+	m := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { m[f.Name] = true })
+	return m
 }

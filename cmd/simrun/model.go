@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/metalsim/metalsim/models"
 	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/study"
 )
 
 const modelSummary = `Predict every expert matmul of one MoE layer of a model — gate and up (m = expert FFN, k = hidden,
@@ -26,28 +25,6 @@ given with --gguf overrides the file's types. Shared experts and dense layers ru
 and are not part of the layer.
 
 usage: simrun model (--preset NAME | --gguf FILE | --list) [flags]`
-
-// modelRow is one matmul (or the layer total) at one n.
-type modelRow struct {
-	N          int     `json:"n"`
-	Matmul     string  `json:"matmul"`
-	Tensor     string  `json:"tensor"`
-	Type       string  `json:"type"`
-	M          int     `json:"m"`
-	K          int     `json:"k"`
-	B          int     `json:"b"`
-	Us         float64 `json:"us"`
-	KernelUs   float64 `json:"kernel_us"`
-	Map0Us     float64 `json:"map0_us"`
-	DispatchUs float64 `json:"dispatch_us"`
-	TFLOPS     float64 `json:"tflops"`
-	TGsPerCore int     `json:"tgs_per_core,omitempty"`
-	OccLimiter string  `json:"occupancy_limiter,omitempty"`
-	Limiter    string  `json:"limiter,omitempty"`
-	Skipped    int64   `json:"half_tiles_skipped"`
-	MMAs       int64   `json:"mmas"`
-	flops      float64
-}
 
 func runModel(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("model", modelSummary, stderr)
@@ -90,7 +67,7 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "model", err)
 	}
-	ns, err := parseNList("n", *nFlag)
+	ns, err := study.ParseNs("--n", *nFlag)
 	if err != nil {
 		return fail(stderr, "model", err)
 	}
@@ -105,14 +82,15 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	if err := checkGivenNotEmpty(fs, "empty; leave the flag out for its default", "path"); err != nil {
 		return fail(stderr, "model", err)
 	}
-	if err := checkPath(*pathFlag); err != nil {
-		return fail(stderr, "model", err)
-	}
-	vas, err := resolveVariants("--variant", []string{*variantFlag})
+	path, err := parsePath(*pathFlag)
 	if err != nil {
 		return fail(stderr, "model", err)
 	}
-	k, err := vas[0].kernel(chip, *pathFlag)
+	vas, err := study.LoadVariants("--variant", []string{*variantFlag})
+	if err != nil {
+		return fail(stderr, "model", err)
+	}
+	k, err := vas[0].Kernel(chip, path)
 	if err != nil {
 		return fail(stderr, "model", fmt.Errorf("--variant: %w", err))
 	}
@@ -131,53 +109,16 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	}
 	opt.Routing = r
 	lo := models.LayerOptions{Type: typ, ForceType: set["type"] || m.Tensors == nil, HalfB: halfB}
-	lo.Tokens = ns[0]
-	mms, err := m.Layer(lo)
+	rows, err := study.ModelLayer(sim.NewSimulator(), m, lo, ns, k, chip, opt)
 	if err != nil {
 		return fail(stderr, "model", modelTypeHint(err))
 	}
-	if err := sim.CheckMap0(mms[0].Problem, chip, "the model's experts (n_mats)", "its experts used per token (n_used)"); err != nil {
-		return fail(stderr, "model", err)
-	}
-	sm := sim.NewSimulator()
-	var rows []modelRow
-	for _, n := range ns {
-		lo.Tokens = n
-		mms, err := m.Layer(lo)
-		if err != nil {
-			return fail(stderr, "model", modelTypeHint(err))
-		}
-		total := modelRow{N: n, Matmul: "layer"}
-		for _, mm := range mms {
-			res, err := sm.Run(mm.Problem, k, chip, opt)
-			if err != nil {
-				return fail(stderr, "model", fmt.Errorf("%s, n = %d: %w", mm.Name, n, err))
-			}
-			row := modelRow{N: n, Matmul: mm.Name, Tensor: mm.Tensor, Type: mm.Problem.TypeA.String(), M: mm.Problem.M, K: mm.Problem.K,
-				Us: res.TotalUs, KernelUs: res.KernelUs, Map0Us: res.Map0Us, DispatchUs: res.OverheadUs, TFLOPS: res.TFLOPS,
-				TGsPerCore: res.Occupancy.TGsPerCore, OccLimiter: res.Occupancy.Limiter, Limiter: res.Limit.Short(),
-				Skipped: res.Counters.Skipped.HalfTiles, MMAs: res.Counters.Work.MMA8 + res.Counters.Work.MMA16, flops: mm.Problem.FLOPs()}
-			if mm.Problem.Broadcast {
-				row.B = 1
-			}
-			rows = append(rows, row)
-			total.Us += row.Us
-			total.KernelUs += row.KernelUs
-			total.Map0Us += row.Map0Us
-			total.DispatchUs += row.DispatchUs
-			total.Skipped += row.Skipped
-			total.MMAs += row.MMAs
-			total.flops += row.flops
-		}
-		total.TFLOPS = total.flops / (total.Us * 1e-6) / 1e12
-		rows = append(rows, total)
-	}
 	switch *format {
 	case "json":
-		err = writeModelJSON(stdout, m, chip, k.String(), opt, rows)
+		err = study.WriteModelJSON(stdout, m, chip, k.String(), opt, rows)
 	case "csv":
 		warnUnverified(stderr, "model", m)
-		err = writeModelCSV(stdout, rows)
+		err = study.WriteModelCSV(stdout, rows)
 	default:
 		writeModelHeader(stdout, m)
 		if set["type"] && m.Tensors != nil {
@@ -250,7 +191,7 @@ func writeModelHeader(w io.Writer, m *models.Model) {
 	}
 }
 
-func writeModelText(w io.Writer, rows []modelRow) error {
+func writeModelText(w io.Writer, rows []study.ModelRow) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "n\tmatmul\ttensor\ttype\tm\tk\tb\tµs\tTFLOPS\toccupancy\tlimiter\thalf-tiles skipped\tMMAs\t")
 	for _, r := range rows {
@@ -263,57 +204,6 @@ func writeModelText(w io.Writer, rows []modelRow) error {
 			r.N, r.Matmul, r.Tensor, r.Type, m, k, b, r.Us, r.TFLOPS, occ, r.Limiter, r.Skipped, r.MMAs)
 	}
 	return tw.Flush()
-}
-
-var modelColumns = []string{"n", "matmul", "tensor", "type", "m", "k", "b", "us", "kernel_us", "map0_us", "dispatch_us", "tflops",
-	"tgs_per_core", "occupancy_limiter", "limiter", "half_tiles_skipped", "mmas"}
-
-func writeModelCSV(w io.Writer, rows []modelRow) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(modelColumns); err != nil {
-		return err
-	}
-	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-	for _, r := range rows {
-		if err := cw.Write([]string{strconv.Itoa(r.N), r.Matmul, r.Tensor, r.Type, strconv.Itoa(r.M), strconv.Itoa(r.K), strconv.Itoa(r.B),
-			f(r.Us), f(r.KernelUs), f(r.Map0Us), f(r.DispatchUs), f(r.TFLOPS), strconv.Itoa(r.TGsPerCore), r.OccLimiter, r.Limiter,
-			strconv.FormatInt(r.Skipped, 10), strconv.FormatInt(r.MMAs, 10)}); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-func writeModelJSON(w io.Writer, m *models.Model, chip *sim.Chip, kernel string, opt sim.Options, rows []modelRow) error {
-	doc := struct {
-		Model      string                `json:"model"`
-		Source     string                `json:"source"`
-		Experts    int                   `json:"experts"`
-		Used       int                   `json:"used"`
-		Hidden     int                   `json:"hidden"`
-		FFN        int                   `json:"expert_ffn"`
-		Unverified []string              `json:"unverified"`
-		Tensors    []models.ExpertTensor `json:"tensors,omitempty"`
-		Notes      []string              `json:"notes"`
-		Chip       string                `json:"chip"`
-		Kernel     string                `json:"kernel"`
-		Routing    string                `json:"routing"`
-		Draws      int                   `json:"draws"`
-		Seed       uint64                `json:"seed"`
-		Rows       []modelRow            `json:"rows"`
-	}{m.Name, m.Source, m.Experts, m.Used, m.Hidden, m.FFN, nonNilStrings(m.Unverified), m.Tensors, nonNilStrings(m.Notes),
-		chip.Name, kernel, opt.Routing.Name(), opt.Draws, opt.Seed, rows}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
-}
-
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
 
 // writePresets lists the presets: every number with its config field, the

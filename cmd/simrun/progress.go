@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -63,5 +65,59 @@ func startProgress(stderr io.Writer, s *sim.Simulator) (stop func()) {
 		if drawn {
 			fmt.Fprint(stderr, "\r\033[K")
 		}
+	}
+}
+
+// stderrTerminal returns w as a file when it is a terminal (for progress bars).
+func stderrTerminal(w io.Writer) *os.File {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil
+	}
+	st, err := f.Stat()
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return f
+}
+
+// sweepProgress draws a progress bar on a terminal; nil draws nothing.
+type sweepProgress struct {
+	w      *os.File
+	total  int
+	start  time.Time
+	last   time.Time
+	label  string
+	closed bool
+}
+
+func newSweepProgress(stderr io.Writer, label string, total int) *sweepProgress {
+	f := stderrTerminal(stderr)
+	if f == nil {
+		return nil
+	}
+	return &sweepProgress{w: f, total: total, start: time.Now(), label: label}
+}
+
+func (p *sweepProgress) update(done int) {
+	if p == nil || p.closed {
+		return
+	}
+	now := time.Now()
+	if done < p.total && now.Sub(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = now
+	const width = 30
+	fill := width * done / max(p.total, 1)
+	el := now.Sub(p.start).Seconds()
+	eta := ""
+	if done > 0 && done < p.total {
+		eta = fmt.Sprintf(", ETA %.0f s", el/float64(done)*float64(p.total-done))
+	}
+	fmt.Fprintf(p.w, "\r%s [%s%s] %d/%d points, %.1f s%s\033[K", p.label, strings.Repeat("=", fill), strings.Repeat(" ", width-fill), done, p.total, el, eta)
+	if done >= p.total {
+		fmt.Fprintln(p.w)
+		p.closed = true
 	}
 }

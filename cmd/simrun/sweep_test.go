@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -321,19 +320,6 @@ func TestMergeErrors(t *testing.T) {
 	for _, w := range []string{"sweep_id", "foreign file", "truncated shard", "text after the JSON document"} {
 		if code != exitOK || !strings.Contains(errb, w) {
 			t.Errorf("merge -h: exit %d, does not mention %q", code, w)
-		}
-	}
-}
-
-// The CSV columns are the JSON fields, in the same order.
-func TestSweepColumnsAreTheJSONFields(t *testing.T) {
-	typ := reflect.TypeFor[sweepRow]()
-	if typ.NumField() != len(sweepColumns) || len((&sweepRow{}).record()) != len(sweepColumns) {
-		t.Fatalf("%d fields, %d record values, %d columns", typ.NumField(), len((&sweepRow{}).record()), len(sweepColumns))
-	}
-	for i, c := range sweepColumns {
-		if tag := typ.Field(i).Tag.Get("json"); tag != c {
-			t.Errorf("column %d: %q, JSON field %q", i, c, tag)
 		}
 	}
 }

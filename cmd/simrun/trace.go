@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -311,33 +310,6 @@ func writePictureSummary(w io.Writer, pc picture, tl *trace.Timeline, st trace.T
 	for sg, v := range st.BySG {
 		line(fmt.Sprintf("sg%d rows", sg), v)
 	}
-}
-
-// checkOutFile checks an output flag's file: its directory exists and, for
-// a picture, it ends in ext. "-" is standard output.
-func checkOutFile(flagName, file, ext string) error {
-	if file == "-" {
-		return nil
-	}
-	if ext != "" && !strings.EqualFold(filepath.Ext(file), ext) {
-		return fmt.Errorf("%s %q: want a %s file", flagName, file, ext)
-	}
-	if st, err := os.Stat(filepath.Dir(file)); err != nil || !st.IsDir() {
-		return fmt.Errorf("%s %q: no such directory %q", flagName, file, filepath.Dir(file))
-	}
-	if st, err := os.Stat(file); err == nil && st.IsDir() {
-		return fmt.Errorf("%s %q: is a directory, want a file name", flagName, file)
-	}
-	return nil
-}
-
-// writeOut writes b to a file or, for "-", to stdout.
-func writeOut(stdout io.Writer, file string, b []byte) error {
-	if file == "-" {
-		_, err := stdout.Write(b)
-		return err
-	}
-	return os.WriteFile(file, b, 0o644)
 }
 
 // parseWindow reads --window START:END (µs).

@@ -1,0 +1,76 @@
+package study
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/metalsim/metalsim/tile"
+)
+
+// The lists a study is given (token counts, skews, variants, chips) are
+// comma-separated; each parser's label names the input in its errors, as the
+// front end calls it (simrun: "--n").
+
+// SplitList splits a comma-separated list into trimmed items. An empty item
+// ("32,,64", a trailing comma) or one given twice is an error: either is a typo
+// more often than not, and dropping or repeating it would run something else
+// than asked. An empty list gives no items (the caller decides whether that
+// is allowed).
+func SplitList(label, s string) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []string
+	for i, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			return nil, fmt.Errorf("%s %q: item %d is empty (a comma too many?)", label, s, i+1)
+		}
+		if slices.Contains(out, f) {
+			return nil, fmt.Errorf("%s %q: %q is given twice", label, s, f)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// ParseNs parses a list of token counts, each in [1, tile.MaxTokens]; it wants
+// at least one.
+func ParseNs(label, s string) ([]int, error) {
+	items, err := SplitList(label, s)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return nil, fmt.Errorf("%s %q: want a comma-separated list of token counts", label, s)
+	}
+	out := make([]int, 0, len(items))
+	for _, it := range items {
+		n, err := strconv.Atoi(it)
+		if err != nil || n < 1 || n > tile.MaxTokens {
+			return nil, fmt.Errorf("%s: %q: must be an integer in [1, %d]", label, it, tile.MaxTokens)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// ParseFloats parses a list of finite numbers (none: an empty list).
+func ParseFloats(label, s string) ([]float64, error) {
+	items, err := SplitList(label, s)
+	if err != nil {
+		return nil, err
+	}
+	var out []float64
+	for _, it := range items {
+		v, err := strconv.ParseFloat(it, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%s: %q: not a number", label, it)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

@@ -1,0 +1,98 @@
+package study
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/metalsim/metalsim/tile"
+)
+
+func TestLists(t *testing.T) {
+	items, err := SplitList("--x", " a, b ,c")
+	if err != nil || !slices.Equal(items, []string{"a", "b", "c"}) {
+		t.Fatalf("SplitList: %q %v", items, err)
+	}
+	if items, err := SplitList("--x", "  "); err != nil || items != nil {
+		t.Fatalf("an empty list: %q %v", items, err)
+	}
+	ns, err := ParseNs("--n", "32, 64,1")
+	if err != nil || !slices.Equal(ns, []int{32, 64, 1}) {
+		t.Fatalf("ParseNs: %v %v", ns, err)
+	}
+	fs, err := ParseFloats("--skew", "0.5,1e-3,-2")
+	if err != nil || !slices.Equal(fs, []float64{0.5, 1e-3, -2}) {
+		t.Fatalf("ParseFloats: %v %v", fs, err)
+	}
+	if fs, err := ParseFloats("--skew", ""); err != nil || fs != nil {
+		t.Fatalf("no skews: %v %v", fs, err)
+	}
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{second(SplitList("--n", "32,,64")), `--n "32,,64": item 2 is empty (a comma too many?)`},
+		{second(SplitList("--n", "32,")), `--n "32,": item 2 is empty`},
+		{second(SplitList("--n", "32,32")), `--n "32,32": "32" is given twice`},
+		{second(ParseNs("--n", "")), `--n "": want a comma-separated list of token counts`},
+		{second(ParseNs("--n", "0")), `--n: "0": must be an integer in [1, 16777216]`},
+		{second(ParseNs("--n", "16777217")), `--n: "16777217": must be an integer in [1, 16777216]`},
+		{second(ParseNs("--n", "32,abc")), `--n: "abc"`},
+		{second(ParseFloats("--skew", "1,NaN")), `--skew: "NaN": not a number`},
+		{second(ParseFloats("--skew", "Inf")), `--skew: "Inf": not a number`},
+		{second(ParseFloats("--skew", "a")), `--skew: "a": not a number`},
+	} {
+		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
+			t.Errorf("error %v, want %q", tc.err, tc.want)
+		}
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
+
+// FuzzParseNs: any list either fails, naming the flag, or gives distinct
+// token counts in [1, tile.MaxTokens], one per item, in order.
+func FuzzParseNs(f *testing.F) {
+	f.Fuzz(func(t *testing.T, s string) {
+		ns, err := ParseNs("--n", s)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "--n") {
+				t.Fatalf("%q: error %q does not name the flag", s, err)
+			}
+			return
+		}
+		items, _ := SplitList("--n", s)
+		if len(ns) == 0 || len(ns) != len(items) {
+			t.Fatalf("%q: %d counts from %d items", s, len(ns), len(items))
+		}
+		for _, n := range ns {
+			if n < 1 || n > tile.MaxTokens {
+				t.Fatalf("%q: n = %d out of range", s, n)
+			}
+		}
+	})
+}
+
+// FuzzParseFloats: any list either fails, naming the flag, or gives one
+// finite number per item, in order.
+func FuzzParseFloats(f *testing.F) {
+	f.Fuzz(func(t *testing.T, s string) {
+		vs, err := ParseFloats("--skew", s)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "--skew") {
+				t.Fatalf("%q: error %q does not name the flag", s, err)
+			}
+			return
+		}
+		items, _ := SplitList("--skew", s)
+		if len(vs) != len(items) {
+			t.Fatalf("%q: %d values from %d items", s, len(vs), len(items))
+		}
+		for _, v := range vs {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("%q: %g is not a finite number", s, v)
+			}
+		}
+	})
+}

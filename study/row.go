@@ -1,0 +1,147 @@
+package study
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+
+	"github.com/metalsim/metalsim/sim"
+)
+
+// Row is one sweep point: its definition and its result. Its CSV columns and
+// JSON fields are Columns(), in field order.
+type Row struct {
+	Index            int     `json:"index"`
+	Points           int     `json:"points"`
+	SweepID          string  `json:"sweep_id"`
+	Chip             string  `json:"chip"`
+	Variant          string  `json:"variant"`
+	Path             string  `json:"path"`
+	Routing          string  `json:"routing"`
+	Skew             string  `json:"skew"`
+	N                int     `json:"n"`
+	Experts          int     `json:"experts"`
+	Used             int     `json:"used"`
+	M                int     `json:"m"`
+	K                int     `json:"k"`
+	TypeA            string  `json:"type_a"`
+	TypeB            string  `json:"type_b"`
+	B                int     `json:"b"`
+	Engine           string  `json:"engine"`
+	Draws            int     `json:"draws"`
+	Seed             uint64  `json:"seed"`
+	TotalUs          float64 `json:"total_us"`
+	KernelUs         float64 `json:"kernel_us"`
+	Map0Us           float64 `json:"map0_us"`
+	DispatchUs       float64 `json:"dispatch_us"`
+	TFLOPS           float64 `json:"tflops"`
+	DRAMBytes        float64 `json:"dram_bytes"`
+	TGsPerCore       int     `json:"tgs_per_core"`
+	OccupancyLimiter string  `json:"occupancy_limiter"`
+	Registers        int     `json:"registers_per_thread"`
+	Limiter          string  `json:"limiter"`
+	Threadgroups     int64   `json:"threadgroups"`
+	Tiles            int64   `json:"tiles"`
+	Exited           int64   `json:"exited"`
+	HalfTilesSkipped int64   `json:"half_tiles_skipped"`
+	MMA8             int64   `json:"mma8"`
+	MMA8Skipped      int64   `json:"mma8_skipped"`
+	MMA16            int64   `json:"mma16"`
+	MMA16Skipped     int64   `json:"mma16_skipped"`
+	Matmul2D         int64   `json:"matmul2d"`
+	Matmul2DSkipped  int64   `json:"matmul2d_skipped"`
+	Error            string  `json:"error"`
+}
+
+// Columns returns the CSV header, in Row field order.
+func Columns() []string { return slices.Clone(columns) }
+
+var columns = []string{"index", "points", "sweep_id", "chip", "variant", "path", "routing", "skew", "n", "experts", "used", "m", "k",
+	"type_a", "type_b", "b", "engine", "draws", "seed", "total_us", "kernel_us", "map0_us", "dispatch_us", "tflops", "dram_bytes",
+	"tgs_per_core", "occupancy_limiter", "registers_per_thread", "limiter", "threadgroups", "tiles", "exited", "half_tiles_skipped",
+	"mma8", "mma8_skipped", "mma16", "mma16_skipped", "matmul2d", "matmul2d_skipped", "error"}
+
+// Record renders the row as its CSV record.
+func (r *Row) Record() []string {
+	i := func(v int) string { return strconv.Itoa(v) }
+	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	return []string{i(r.Index), i(r.Points), r.SweepID, r.Chip, r.Variant, r.Path, r.Routing, r.Skew, i(r.N), i(r.Experts), i(r.Used),
+		i(r.M), i(r.K), r.TypeA, r.TypeB, i(r.B), r.Engine, i(r.Draws), strconv.FormatUint(r.Seed, 10),
+		f(r.TotalUs), f(r.KernelUs), f(r.Map0Us), f(r.DispatchUs), f(r.TFLOPS), f(r.DRAMBytes), i(r.TGsPerCore), r.OccupancyLimiter, i(r.Registers), r.Limiter,
+		i64(r.Threadgroups), i64(r.Tiles), i64(r.Exited), i64(r.HalfTilesSkipped), i64(r.MMA8), i64(r.MMA8Skipped),
+		i64(r.MMA16), i64(r.MMA16Skipped), i64(r.Matmul2D), i64(r.Matmul2DSkipped), r.Error}
+}
+
+// fill copies a result into the row.
+func (r *Row) fill(res *sim.Result) {
+	r.TotalUs, r.KernelUs, r.Map0Us, r.DispatchUs, r.TFLOPS = res.TotalUs, res.KernelUs, res.Map0Us, res.OverheadUs, res.TFLOPS
+	r.TGsPerCore, r.OccupancyLimiter, r.Limiter = res.Occupancy.TGsPerCore, res.Occupancy.Limiter, res.Limit.Short()
+	r.Registers, r.DRAMBytes = res.Registers.Total, res.DRAMBytes
+	c := res.Counters
+	r.Threadgroups, r.Tiles, r.Exited = c.Launched, c.Active, c.Exited
+	r.HalfTilesSkipped = c.Skipped.HalfTiles
+	r.MMA8, r.MMA8Skipped, r.MMA16, r.MMA16Skipped = c.Work.MMA8, c.Skipped.MMA8, c.Work.MMA16, c.Skipped.MMA16
+	r.Matmul2D, r.Matmul2DSkipped = c.Work.Matmul2D, c.Skipped.Matmul2D
+}
+
+// Writer writes a sweep's rows as CSV or JSON; Merge writes the rows it read
+// back with it, so merged shards are byte-identical to an unsharded run.
+type Writer struct {
+	w      io.Writer
+	json   bool
+	points int
+	rows   int
+	csv    *csv.Writer
+}
+
+// NewWriter starts an output of a sweep of points points whose definition
+// has the given id (Sweep.ID); JSON carries both in its header.
+func NewWriter(w io.Writer, asJSON bool, points int, id string) (*Writer, error) {
+	sw := &Writer{w: w, json: asJSON, points: points}
+	if asJSON {
+		_, err := fmt.Fprintf(w, `{"points":%d,"sweep_id":%q,"rows":[`, points, id)
+		return sw, err
+	}
+	sw.csv = csv.NewWriter(w)
+	return sw, sw.csv.Write(columns)
+}
+
+// writeJSONRow writes one row's encoded object.
+func (sw *Writer) writeJSONRow(raw []byte) error {
+	sep := ",\n"
+	if sw.rows == 0 {
+		sep = "\n"
+	}
+	sw.rows++
+	if _, err := io.WriteString(sw.w, sep); err != nil {
+		return err
+	}
+	_, err := sw.w.Write(raw)
+	return err
+}
+
+// Write writes one row.
+func (sw *Writer) Write(r *Row) error {
+	if !sw.json {
+		return sw.csv.Write(r.Record())
+	}
+	raw, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return sw.writeJSONRow(raw)
+}
+
+// Close ends the output.
+func (sw *Writer) Close() error {
+	if sw.json {
+		_, err := io.WriteString(sw.w, "\n]}\n")
+		return err
+	}
+	sw.csv.Flush()
+	return sw.csv.Error()
+}

@@ -1,0 +1,264 @@
+package study
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/metalsim/metalsim/routing"
+	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/tile"
+)
+
+// Sweep is a cartesian design-space sweep: one timing prediction per point of
+// chips x variants x routings x ns, point i at index
+// ((chip·len(Variants) + variant)·len(Routes) + routing)·len(Ns) + n (chip
+// slowest, n fastest).
+type Sweep struct {
+	Chips    []*sim.Chip
+	Variants []Variant
+	Routes   []routing.Point
+	Ns       []int
+	Shape    Shape
+	Path     *tile.Path  // every point's path; nil: a spec file's, else each chip's
+	Options  sim.Options // the engine, the draws and the base seed (a point's seed derives from it)
+	Labels   Labels      // name the inputs in point errors
+
+	id string // ID, once computed
+}
+
+// Points returns the sweep's number of points.
+func (s *Sweep) Points() int { return len(s.Chips) * len(s.Variants) * len(s.Routes) * len(s.Ns) }
+
+// idVersion starts every sweep id's input; bump it when the rows a
+// definition gives change meaning (a column added, removed or redefined).
+const idVersion = "simrun sweep 1"
+
+// ID identifies the definition of a sweep: 16 hex digits of the FNV-1a 64
+// hash, through splitmix64 (so that close definitions get unlike ids), of
+// everything that sets its points and their rows — the chips as loaded
+// (their full parameters, whether named or read from a file), the variants as
+// given (a point's error names them) and as defined (tile.Variant.Definition,
+// and a spec file's path), the routings with their skew and a file routing's
+// ids, the n list, the shape, the path, the engine, the draws and the base
+// seed. How the points are run (shards, workers) and written (the format) is
+// not part of it: every shard of one sweep carries the same id. Spellings of
+// a chip that load the same parameters (an alias, a chip file) give the same
+// id.
+func (s *Sweep) ID() (string, error) {
+	if s.id != "" {
+		return s.id, nil
+	}
+	h := fnv.New64a()
+	// every item is a label and a length-prefixed value, so that no two
+	// definitions hash the same input
+	put := func(label string, v []byte) {
+		fmt.Fprintf(h, "%s %d:", label, len(v))
+		h.Write(v)
+	}
+	puts := func(label, v string) { put(label, []byte(v)) }
+	puts("version", idVersion)
+	for _, c := range s.Chips {
+		b, err := json.Marshal(c)
+		if err != nil {
+			return "", fmt.Errorf("chip %s: %w", c.Name, err)
+		}
+		put("chip", b)
+	}
+	for _, va := range s.Variants {
+		puts("variant", va.Arg)
+		put("variant definition", va.Variant.Definition())
+		if va.Path != nil {
+			puts("variant path", va.Path.String())
+		}
+	}
+	for _, rp := range s.Routes {
+		puts("routing", rp.Routing.Name())
+		puts("skew", rp.Skew)
+		if f, ok := rp.Routing.(routing.File); ok {
+			fmt.Fprintf(h, "ids %d:", 4*len(f.IDs))
+			var buf [4096]byte
+			for ids := f.IDs; len(ids) > 0; {
+				k := min(len(ids), len(buf)/4)
+				for j, id := range ids[:k] {
+					binary.LittleEndian.PutUint32(buf[4*j:], uint32(id))
+				}
+				h.Write(buf[:4*k])
+				ids = ids[k:]
+			}
+		}
+	}
+	for _, n := range s.Ns {
+		puts("n", strconv.Itoa(n))
+	}
+	sh := s.Shape
+	puts("shape", fmt.Sprintf("experts=%d used=%d m=%d k=%d type=%s half_b=%t b=%t", sh.Experts, sh.Used, sh.M, sh.K, sh.TypeA, sh.HalfB, sh.Broadcast))
+	path := ""
+	if s.Path != nil {
+		path = s.Path.String()
+	}
+	puts("path", path)
+	puts("engine", s.Options.Engine.String())
+	puts("draws", strconv.Itoa(s.Options.Draws))
+	puts("seed", strconv.FormatUint(s.Options.Seed, 10))
+	s.id = fmt.Sprintf("%016x", splitmix64(h.Sum64()))
+	return s.id, nil
+}
+
+// row runs point i; a point that cannot run is a row with its error.
+func (s *Sweep) row(sm *sim.Simulator, i int) *Row {
+	ni := i % len(s.Ns)
+	ri := i / len(s.Ns) % len(s.Routes)
+	vi := i / len(s.Ns) / len(s.Routes) % len(s.Variants)
+	ci := i / len(s.Ns) / len(s.Routes) / len(s.Variants)
+	chip, va, rp, n := s.Chips[ci], s.Variants[vi], s.Routes[ri], s.Ns[ni]
+	sh := s.Shape
+	r := &Row{Index: i, Points: s.Points(), SweepID: s.id, Chip: chip.Name, Variant: va.Variant.Name, Routing: rp.Routing.Name(), Skew: rp.Skew,
+		N: n, Experts: sh.Experts, Used: sh.Used, M: sh.M, K: sh.K, TypeA: sh.TypeA.String(), TypeB: sh.TypeB(),
+		Engine: s.Options.Engine.String(), Draws: s.Options.Draws, Seed: PointSeed(s.Options.Seed, rp.Routing.Name(), n)}
+	if sh.Broadcast {
+		r.B = 1
+	}
+	k, err := va.Kernel(chip, s.Path)
+	r.Path = k.Path.String()
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	p, err := sh.Problem(n, sh.M, sh.K)
+	err = s.Labels.problem(err)
+	if err == nil {
+		err = s.Labels.map0(p, chip)
+	}
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	opt := s.Options
+	opt.Seed, opt.Routing = r.Seed, rp.Routing
+	res, err := sm.Run(p, k, chip, opt)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	r.fill(res)
+	return r
+}
+
+// Run runs the points idx (ascending) on workers goroutines sharing one
+// simulator, and hands their rows to emit in idx order as they complete; an
+// error from emit stops the run and is returned. done, if not nil, is called
+// with the number of points completed after each (in any order).
+func (s *Sweep) Run(idx []int, workers int, emit func(*Row) error, done func(completed int)) error {
+	if _, err := s.ID(); err != nil {
+		return err
+	}
+	sm := sim.NewSimulator()
+	jobs := make(chan int)
+	type result struct {
+		pos int
+		row *Row
+	}
+	results := make(chan result)
+	var wg sync.WaitGroup
+	for w := 0; w < min(workers, max(len(idx), 1)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for pos := range jobs {
+				results <- result{pos, s.row(sm, idx[pos])}
+			}
+		}()
+	}
+	stop := make(chan struct{})
+	go func() {
+		defer close(jobs)
+		for pos := range idx {
+			select {
+			case jobs <- pos:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+	pending := map[int]*Row{}
+	next, completed := 0, 0
+	var err error
+	for d := range results {
+		completed++
+		if done != nil {
+			done(completed)
+		}
+		if err != nil {
+			continue // drain
+		}
+		pending[d.pos] = d.row
+		for pending[next] != nil {
+			r := pending[next]
+			delete(pending, next)
+			next++
+			if err = emit(r); err != nil {
+				close(stop)
+				break
+			}
+		}
+	}
+	return err
+}
+
+// PointSeed derives a point's routing seed from the base seed and the point's
+// workload (routing and n) only, never from scheduling, so every chip and
+// variant at one workload sees the same routing draws and a point gives the
+// same numbers in any sweep that holds it: FNV-1a of both, mixed by
+// splitmix64; never zero.
+func PointSeed(base uint64, routing string, n int) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s\x00%d", routing, n)
+	z := splitmix64(base ^ h.Sum64())
+	if z == 0 {
+		z = 1
+	}
+	return z
+}
+
+// splitmix64 is one step of the splitmix64 generator: every bit of z moves
+// about half of the result's bits.
+func splitmix64(z uint64) uint64 {
+	z += 0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// ParseShard parses a shard "i/N": shard i (0-based) of N. label names the
+// input in errors.
+func ParseShard(label, s string) (i, n int, err error) {
+	is, ns, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(is)
+	n, err2 := strconv.Atoi(ns)
+	if !ok || err1 != nil || err2 != nil {
+		return 0, 0, fmt.Errorf("%s %q: want i/N (0-based shard i of N)", label, s)
+	}
+	if n < 1 {
+		return 0, 0, fmt.Errorf("%s %q: N = %d: must be at least 1", label, s, n)
+	}
+	if i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("%s %q: i = %d: must be in [0, %d)", label, s, i, n)
+	}
+	return i, n, nil
+}
+
+// ShardPoints returns the points shard i of n runs of a sweep of points
+// points: i, i+n, i+2n, ...
+func ShardPoints(points, i, n int) []int {
+	var idx []int
+	for p := i; p < points; p += n {
+		idx = append(idx, p)
+	}
+	return idx
+}
