@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 )
 
@@ -71,6 +72,63 @@ func ParseFloats(label, s string) ([]float64, error) {
 			return nil, fmt.Errorf("%s: %q: not a number", label, it)
 		}
 		out = append(out, v)
+	}
+	return out, nil
+}
+
+// LoadChips looks up a list of chips: names or aliases (sim.LookupChip), or
+// chip files (*.json); it wants at least one.
+func LoadChips(label, s string) ([]*sim.Chip, error) {
+	items, err := SplitList(label, s)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return nil, fmt.Errorf("%s %q: want one or more chips (simrun chips lists them)", label, s)
+	}
+	var out []*sim.Chip
+	for _, it := range items {
+		c, err := LoadChip(it)
+		if err != nil {
+			// a list takes chip files among its items
+			return nil, fmt.Errorf("%s: %s", label, strings.Replace(err.Error(), "; or load one with --chip-file", "; or give a chip .json file", 1))
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// LoadChip returns the chip s names: a chip .json file, or a chip name or
+// alias.
+func LoadChip(s string) (*sim.Chip, error) {
+	if strings.HasSuffix(strings.ToLower(s), ".json") {
+		return sim.LoadChipFile(s)
+	}
+	return sim.LookupChip(s)
+}
+
+// MK is a matmul shape without its tokens: m rows, reduction length k.
+type MK struct{ M, K int }
+
+// ParseShapes parses a list of MxK shapes (e.g. 768x2048,2048x768); it wants
+// at least one. The shapes are not validated: a problem built from them is.
+func ParseShapes(label, s string) ([]MK, error) {
+	items, err := SplitList(label, s)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return nil, fmt.Errorf("%s %q: want a comma-separated list of MxK, e.g. 768x2048,1792x2048", label, s)
+	}
+	var out []MK
+	for _, it := range items {
+		ms, ks, ok := strings.Cut(strings.ToLower(it), "x")
+		m, err1 := strconv.Atoi(ms)
+		k, err2 := strconv.Atoi(ks)
+		if !ok || err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("%s: %q: want MxK, e.g. 768x2048", label, it)
+		}
+		out = append(out, MK{m, k})
 	}
 	return out, nil
 }

@@ -96,3 +96,83 @@ func FuzzParseFloats(f *testing.F) {
 		}
 	})
 }
+
+func TestLoadChips(t *testing.T) {
+	chips, err := LoadChips("--chip", "M1 Pro, M5")
+	if err != nil || len(chips) != 2 || chips[0].Name != "M1 Pro 16-core GPU" || chips[1].Name != "M5 10-core GPU" {
+		t.Fatalf("%v %v", chips, err)
+	}
+	for _, tc := range []struct{ s, want string }{
+		{"", `--chip "": want one or more chips`},
+		{"M1 Pro,,M5", `--chip "M1 Pro,,M5": item 2 is empty`},
+		{"M7", `--chip: unknown chip "M7"`},
+		{"M7", "; or give a chip .json file)"},
+		{"none.json", "--chip: "},
+	} {
+		if _, err := LoadChips("--chip", tc.s); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.s, err, tc.want)
+		}
+	}
+}
+
+func TestParseShapes(t *testing.T) {
+	got, err := ParseShapes("--shapes", "768x2048, 2048X768")
+	if err != nil || !slices.Equal(got, []MK{{768, 2048}, {2048, 768}}) {
+		t.Fatalf("%v %v", got, err)
+	}
+	for _, tc := range []struct{ s, want string }{
+		{"", `--shapes "": want a comma-separated list of MxK`},
+		{"768", `--shapes: "768": want MxK, e.g. 768x2048`},
+		{"axb", `--shapes: "axb": want MxK`},
+		{"1x2,1x2", `"1x2" is given twice`},
+	} {
+		if _, err := ParseShapes("--shapes", tc.s); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.s, err, tc.want)
+		}
+	}
+}
+
+// FuzzLoadChips: any list of chip names (not files: FuzzParseChip in sim
+// covers chip files) either fails, naming the flag, or gives one known chip
+// per item.
+func FuzzLoadChips(f *testing.F) {
+	f.Fuzz(func(t *testing.T, s string) {
+		if strings.Contains(strings.ToLower(s), ".json") {
+			return
+		}
+		chips, err := LoadChips("--chip", s)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "--chip") {
+				t.Fatalf("%q: error %q does not name the flag", s, err)
+			}
+			return
+		}
+		items, _ := SplitList("--chip", s)
+		if len(chips) == 0 || len(chips) != len(items) {
+			t.Fatalf("%q: %d chips from %d items", s, len(chips), len(items))
+		}
+		for _, c := range chips {
+			if _, err := LoadChip(c.Name); err != nil {
+				t.Fatalf("%q: chip %q does not load by its name: %v", s, c.Name, err)
+			}
+		}
+	})
+}
+
+// FuzzParseShapes: any list either fails, naming the flag, or gives one
+// shape per item.
+func FuzzParseShapes(f *testing.F) {
+	f.Fuzz(func(t *testing.T, s string) {
+		shapes, err := ParseShapes("--shapes", s)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "--shapes") {
+				t.Fatalf("%q: error %q does not name the flag", s, err)
+			}
+			return
+		}
+		items, _ := SplitList("--shapes", s)
+		if len(shapes) == 0 || len(shapes) != len(items) {
+			t.Fatalf("%q: %d shapes from %d items", s, len(shapes), len(items))
+		}
+	})
+}

@@ -5,12 +5,9 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/metalsim/metalsim/models"
-	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/study"
 	"github.com/metalsim/metalsim/tile"
 	"github.com/metalsim/metalsim/trace"
@@ -58,7 +55,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}
 		variants[i] = va[0]
 	}
-	chips, err := resolveChips(*chipFlag)
+	chips, err := study.LoadChips("--chip", *chipFlag)
 	if err != nil {
 		return fail(stderr, "compare", err)
 	}
@@ -114,7 +111,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		warnUnverified(stderr, "compare", model)
 		err = study.WriteCompareCSV(stdout, rows)
 	default:
-		err = writeCompareText(stdout, rows, variants, model, opt)
+		err = trace.WriteCompareText(stdout, rows, variants[0].Arg, variants[1].Arg, model, opt)
 	}
 	if err == nil && *plotFile != "" {
 		if err = writePlot(*plotFile, func(w io.Writer, format string) error {
@@ -156,70 +153,26 @@ func compareShapes(shape *shapeFlags, set map[string]bool, shapes, preset, ggufF
 		}
 		return out, m, nil
 	}
-	type mk struct{ m, k int }
-	dims := []mk{{shape.m, shape.k}}
+	dims := []study.MK{{M: shape.m, K: shape.k}}
 	if shapes != "" || set["shapes"] {
 		if set["m"] || set["k"] {
 			return nil, nil, errors.New("--shapes: give either --shapes or --m/--k")
 		}
-		items, err := study.SplitList("--shapes", shapes)
-		if err != nil {
+		var err error
+		if dims, err = study.ParseShapes("--shapes", shapes); err != nil {
 			return nil, nil, err
-		}
-		if len(items) == 0 {
-			return nil, nil, fmt.Errorf("--shapes %q: want a comma-separated list of MxK, e.g. 768x2048,1792x2048", shapes)
-		}
-		dims = nil
-		for _, it := range items {
-			ms, ks, ok := strings.Cut(strings.ToLower(it), "x")
-			m, err1 := strconv.Atoi(ms)
-			k, err2 := strconv.Atoi(ks)
-			if !ok || err1 != nil || err2 != nil {
-				return nil, nil, fmt.Errorf("--shapes: %q: want MxK, e.g. 768x2048", it)
-			}
-			dims = append(dims, mk{m, k})
-		}
-		if len(dims) == 0 {
-			return nil, nil, fmt.Errorf("--shapes %q: want one or more MxK shapes", shapes)
 		}
 	}
 	var out []study.CompareShape
 	for _, d := range dims {
-		if _, err := shape.problem(1, d.m, d.k); err != nil {
+		if _, err := shape.problem(1, d.M, d.K); err != nil {
 			if shapes != "" {
-				return nil, nil, fmt.Errorf("--shapes %dx%d: %w", d.m, d.k, err)
+				return nil, nil, fmt.Errorf("--shapes %dx%d: %w", d.M, d.K, err)
 			}
 			return nil, nil, err
 		}
-		out = append(out, study.CompareShape{Label: fmt.Sprintf("m=%d,k=%d", d.m, d.k),
-			Build: func(n int) (tile.Problem, error) { return shape.problem(n, d.m, d.k) }})
+		out = append(out, study.CompareShape{Label: fmt.Sprintf("m=%d,k=%d", d.M, d.K),
+			Build: func(n int) (tile.Problem, error) { return shape.problem(n, d.M, d.K) }})
 	}
 	return out, nil, nil
-}
-
-func writeCompareText(w io.Writer, rows []study.CompareRow, variants [2]study.Variant, model *models.Model, opt sim.Options) error {
-	fmt.Fprintf(w, "A = %s, B = %s; routing %s, %d draws, seed %d, %s engine; Δ = B - A (negative: B faster)\n",
-		variants[0].Arg, variants[1].Arg, opt.Routing.Name(), opt.Draws, opt.Seed, opt.Engine)
-	if model != nil {
-		writeModelHeader(w, model)
-	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "chip\tshape\tn\tA µs\tB µs\tΔ µs\tΔ %\thalf-tiles skipped A/B\tMMAs A/B\toccupancy A/B\tlimiter A/B\t")
-	for _, r := range rows {
-		occ, lim := "-", "-"
-		if !r.Total {
-			occ = fmt.Sprintf("%d (%s) / %d (%s)", r.A.TGsPerCore, r.A.OccLimiter, r.B.TGsPerCore, r.B.OccLimiter)
-			lim = r.A.Limiter + " / " + r.B.Limiter
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.1f\t%+.1f\t%+.1f%%\t%d / %d\t%s / %s\t%s\t%s\t\n",
-			r.Chip, r.Shape, r.N, r.A.Us, r.B.Us, r.DeltaUs, r.DeltaPct, r.A.Skipped, r.B.Skipped,
-			mmaCount(r.A), mmaCount(r.B), occ, lim)
-	}
-	return tw.Flush()
-}
-
-// mmaCount renders an MMA count with its shape (8x8x8 or 16x16x16).
-func mmaCount(s study.CompareSide) string {
-	return fmt.Sprintf("%d (%s)", s.MMAs, s.MMAShape)
 }

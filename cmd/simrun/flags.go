@@ -188,7 +188,7 @@ func (f *chipFlags) chip() (*sim.Chip, error) {
 	if f.name == "" {
 		return nil, nil
 	}
-	c, err := chipByNameOrFile(f.name) // a chip file too, as the commands taking a list of chips accept
+	c, err := study.LoadChip(f.name) // a chip file too, as the commands taking a list of chips accept
 	if err != nil {
 		return nil, fmt.Errorf("--chip: %w", err)
 	}
@@ -248,37 +248,6 @@ func checkGivenNotEmpty(fs *flag.FlagSet, want string, names ...string) error {
 		}
 	}
 	return nil
-}
-
-// resolveChips looks up a comma-separated list of chips: names or aliases
-// (simrun chips), or chip files (*.json).
-func resolveChips(s string) ([]*sim.Chip, error) {
-	items, err := study.SplitList("--chip", s)
-	if err != nil {
-		return nil, err
-	}
-	if len(items) == 0 {
-		return nil, fmt.Errorf("--chip %q: want one or more chips (simrun chips lists them)", s)
-	}
-	var out []*sim.Chip
-	for _, it := range items {
-		c, err := chipByNameOrFile(it)
-		if err != nil {
-			// these commands take chip files in --chip itself
-			return nil, fmt.Errorf("--chip: %s", strings.Replace(err.Error(), "; or load one with --chip-file", "; or give a chip .json file", 1))
-		}
-		out = append(out, c)
-	}
-	return out, nil
-}
-
-// chipByNameOrFile returns the chip a --chip value names: a chip .json file,
-// or a chip name or alias.
-func chipByNameOrFile(s string) (*sim.Chip, error) {
-	if strings.HasSuffix(strings.ToLower(s), ".json") {
-		return sim.LoadChipFile(s)
-	}
-	return sim.LookupChip(s)
 }
 
 // parsePath reads the --path of the commands that take variant lists: nil

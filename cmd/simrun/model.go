@@ -5,13 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/metalsim/metalsim/models"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/study"
+	"github.com/metalsim/metalsim/trace"
 )
 
 const modelSummary = `Predict every expert matmul of one MoE layer of a model — gate and up (m = expert FFN, k = hidden,
@@ -58,7 +57,7 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 		if len(others) > 0 {
 			return fail(stderr, "model", fmt.Errorf("--list: give it alone, without %s (it lists the presets and runs nothing)", strings.Join(others, ", ")))
 		}
-		return okOr(stderr, writePresets(stdout))
+		return okOr(stderr, trace.WritePresets(stdout))
 	}
 	if *format != "text" && *format != "csv" && *format != "json" {
 		return fail(stderr, "model", fmt.Errorf("--format %q: allowed text, csv, json", *format))
@@ -71,7 +70,7 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "model", err)
 	}
-	chips, err := resolveChips(*chipFlag)
+	chips, err := study.LoadChips("--chip", *chipFlag)
 	if err != nil {
 		return fail(stderr, "model", err)
 	}
@@ -120,7 +119,7 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 		warnUnverified(stderr, "model", m)
 		err = study.WriteModelCSV(stdout, rows)
 	default:
-		writeModelHeader(stdout, m)
+		trace.WriteModelHeader(stdout, m)
 		if set["type"] && m.Tensors != nil {
 			var decl []string
 			for _, t := range m.Tensors {
@@ -130,7 +129,7 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "MoE layer on %s, %s path, variant %s, routing %s (%d draws, seed %d, %s engine)\n\n",
 			chip.Name, k.Path, k.Name, r.Name(), opt.Draws, opt.Seed, opt.Engine)
-		err = writeModelText(stdout, rows)
+		err = trace.WriteModelText(stdout, rows)
 	}
 	if err != nil {
 		return okOr(stderr, err)
@@ -175,71 +174,4 @@ func warnUnverified(stderr io.Writer, cmd string, m *models.Model) {
 		fmt.Fprintf(stderr, "simrun %s: %s: unverified: %s (written from memory of the source, not checked: verify before relying on them)\n",
 			cmd, m.Name, strings.Join(m.Unverified, ", "))
 	}
-}
-
-// writeModelHeader prints the model, flagging unverified numbers.
-func writeModelHeader(w io.Writer, m *models.Model) {
-	fmt.Fprintf(w, "model %s: %d experts, top-%d, hidden %d, expert FFN %d (%s)\n", m.Name, m.Experts, m.Used, m.Hidden, m.FFN, m.Source)
-	if len(m.Unverified) > 0 {
-		fmt.Fprintf(w, "  unverified: %s (written from memory of the source, not checked: verify before relying on them)\n", strings.Join(m.Unverified, ", "))
-	}
-	for _, t := range m.Tensors {
-		fmt.Fprintf(w, "  %s: %s %v\n", t.Name, t.Type, t.Dims)
-	}
-	for _, n := range m.Notes {
-		fmt.Fprintf(w, "  note: %s\n", n)
-	}
-}
-
-func writeModelText(w io.Writer, rows []study.ModelRow) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "n\tmatmul\ttensor\ttype\tm\tk\tb\tµs\tTFLOPS\toccupancy\tlimiter\thalf-tiles skipped\tMMAs\t")
-	for _, r := range rows {
-		occ, b, m, k := "", "", "", ""
-		if r.Matmul != "layer" {
-			occ = fmt.Sprintf("%d (%s)", r.TGsPerCore, r.OccLimiter)
-			b, m, k = strconv.Itoa(r.B), strconv.Itoa(r.M), strconv.Itoa(r.K)
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%.2f\t%s\t%s\t%d\t%d\t\n",
-			r.N, r.Matmul, r.Tensor, r.Type, m, k, b, r.Us, r.TFLOPS, occ, r.Limiter, r.Skipped, r.MMAs)
-	}
-	return tw.Flush()
-}
-
-// writePresets lists the presets: every number with its config field, the
-// source, and an "unverified" mark where it could not be checked.
-func writePresets(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "preset\taliases\texperts\ttop-k\thidden\texpert FFN\tsource")
-	field := func(f models.Field) string {
-		s := fmt.Sprintf("%d (%s)", f.Value, f.Key)
-		if f.Unverified {
-			s += " unverified"
-		}
-		return s
-	}
-	var unverified []string
-	for _, p := range models.Presets() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, strings.Join(p.Aliases, ", "),
-			field(p.Experts), field(p.Used), field(p.Hidden), field(p.FFN), p.Source)
-		for _, f := range p.Fields() {
-			if f.Unverified {
-				unverified = append(unverified, p.Name)
-				break
-			}
-		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(w, "\nNumbers were written from memory of each source's config.json without network access;")
-	if len(unverified) > 0 {
-		fmt.Fprintf(w, "those marked unverified (%s) need checking against the source before they are relied on.\n", strings.Join(unverified, ", "))
-	}
-	for _, p := range models.Presets() {
-		if p.Notes != "" {
-			fmt.Fprintf(w, "  %s: %s\n", p.Name, p.Notes)
-		}
-	}
-	return nil
 }

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
@@ -84,7 +80,7 @@ func runOccupancy(args []string, stdout, stderr io.Writer) int {
 		}
 		nMem = *tgMem
 	}
-	lo, hi, step, err := parseRegTable(*table)
+	lo, hi, step, err := trace.ParseRegisterRange("--table", *table)
 	if err != nil {
 		return fail(stderr, "occupancy", err)
 	}
@@ -98,52 +94,21 @@ func runOccupancy(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	maxSG := int(chip.MaxThreadsPerCore.Value) / 32
-	fmt.Fprintf(stdout, "occupancy on %s: register file %.0f KiB, %d threads, %d threadgroups, %.0f KiB threadgroup memory per core (thread granule %d)\n",
-		chip.Name, chip.RegisterFile.Value/1024, int(chip.MaxThreadsPerCore.Value), int(chip.MaxTGsPerCore.Value), chip.TGMemoryPerCore.Value/1024, int(chip.ThreadGranule.Value))
-	r := shape.Registers
-	fmt.Fprintf(stdout, "  kernel     %s for %s x %s: %d threads, %d registers per thread (%s), %d B threadgroup memory\n",
-		k, p.TypeA, *typeB, shape.Threads, r.Total, trace.RegisterSplit(r), shape.TGMemoryBytes)
+	rep := trace.OccupancyReport{Chip: chip, Kernel: k.String(), TypeA: p.TypeA.String(), TypeB: *typeB, Shape: shape,
+		Threads: nThreads, Regs: nRegs, TGMem: nMem, Lo: lo, Hi: hi, Step: step}
 	if set["threads"] || set["regs"] || set["tg-mem"] {
-		fmt.Fprintf(stdout, "  what-if    %d threads, %d registers per thread, %d B threadgroup memory (--threads/--regs/--tg-mem)\n", nThreads, nRegs, nMem)
+		rep.WhatIf = "--threads/--regs/--tg-mem"
+	}
+	if set["regs"] {
+		rep.RegsFrom = "--regs"
 	}
 	code := exitOK
-	o, err := sim.OccupancyFor(chip, nThreads, nRegs, nMem)
+	launches, err := trace.WriteOccupancy(stdout, rep)
 	if err != nil {
-		fmt.Fprintf(stdout, "  resident   none: %v\n", err)
-		code = exitFailed
-	} else {
-		fmt.Fprintf(stdout, "  resident   %d threadgroups = %d simdgroups per core (%.0f%% of %d), limited by %s\n",
-			o.TGsPerCore, o.SGsPerCore, 100*float64(o.SGsPerCore)/float64(maxSG), maxSG, o.Limiter)
-		fmt.Fprintf(stdout, "  each alone registers %d, threadgroup memory %s, threads %d, threadgroup cap %d threadgroups\n",
-			o.ByRegisters, unbounded(o.ByTGMemory), o.ByThreads, o.ByTGCap)
-	}
-
-	fmt.Fprintf(stdout, "\nby registers per thread (%d threads, %d B threadgroup memory):\n", nThreads, nMem)
-	var tb bytes.Buffer
-	tw := tabwriter.NewWriter(&tb, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "registers\tthreads/TG\tTGs/core\tSGs/core\toccupancy\tlimiter\t")
-	rows := regRows(lo, hi, step, nRegs)
-	for _, n := range rows {
-		mark := ""
-		if n == nRegs {
-			mark = "<- this kernel"
-			if set["regs"] {
-				mark = "<- --regs"
-			}
-		}
-		o, err := sim.OccupancyFor(chip, nThreads, n, nMem)
-		if err != nil {
-			fmt.Fprintf(tw, "%d\t%d\t0\t0\t0%%\tcannot launch\t%s\n", n, nThreads, mark)
-			continue
-		}
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%.0f%%\t%s\t%s\n", n, nThreads, o.TGsPerCore, o.SGsPerCore, 100*float64(o.SGsPerCore)/float64(maxSG), o.Limiter, mark)
-	}
-	if err := tw.Flush(); err != nil {
 		return fail(stderr, "occupancy", err)
 	}
-	for _, l := range strings.SplitAfter(tb.String(), "\n") {
-		fmt.Fprint(stdout, strings.TrimRight(l, " \n"), strings.Repeat("\n", strings.Count(l, "\n")))
+	if !launches {
+		code = exitFailed
 	}
 	if *plotFile != "" {
 		if err := writePlot(*plotFile, func(w io.Writer, format string) error {
@@ -155,44 +120,4 @@ func runOccupancy(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "\nwrote %s\n", *plotFile)
 	}
 	return code
-}
-
-func unbounded(n int) string {
-	if n > 1<<30 {
-		return "unbounded"
-	}
-	return strconv.Itoa(n)
-}
-
-// parseRegTable reads --table MIN:MAX:STEP.
-func parseRegTable(s string) (lo, hi, step int, err error) {
-	f := strings.Split(s, ":")
-	bad := fmt.Errorf("--table %q: want MIN:MAX:STEP register counts with 1 <= MIN <= MAX <= 256 and STEP >= 1, e.g. 16:128:4", s)
-	if len(f) != 3 {
-		return 0, 0, 0, bad
-	}
-	var v [3]int
-	for i := range f {
-		if v[i], err = strconv.Atoi(strings.TrimSpace(f[i])); err != nil {
-			return 0, 0, 0, bad
-		}
-	}
-	lo, hi, step = v[0], v[1], v[2]
-	if lo < 1 || hi < lo || hi > 256 || step < 1 {
-		return 0, 0, 0, bad
-	}
-	return lo, hi, step, nil
-}
-
-// regRows returns the table's register counts with the kernel's own count
-// inserted in order.
-func regRows(lo, hi, step, own int) []int {
-	var out []int
-	for n := lo; n <= hi; n += step {
-		out = append(out, n)
-	}
-	if i, found := slices.BinarySearch(out, own); !found {
-		out = slices.Insert(out, i, own)
-	}
-	return out
 }

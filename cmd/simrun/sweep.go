@@ -131,7 +131,7 @@ func parseSweepFlags(shape *shapeFlags, sf *simFlags, nFlag, variantFlag, chipFl
 	if err != nil {
 		return nil, err
 	}
-	chips, err := resolveChips(chipFlag)
+	chips, err := study.LoadChips("--chip", chipFlag)
 	if err != nil {
 		return nil, err
 	}

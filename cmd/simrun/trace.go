@@ -7,12 +7,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/metalsim/metalsim/isa"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/trace"
 )
@@ -83,11 +79,11 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	if *seed == 0 {
 		return fail(stderr, "trace", errors.New("--seed = 0: must be positive"))
 	}
-	start, end, err := parseWindow(*window)
+	start, end, err := trace.ParseWindow("--window", *window)
 	if err != nil {
 		return fail(stderr, "trace", err)
 	}
-	list, err := parseCores(*cores, int(chip.Cores.Value), chip.Name)
+	list, err := trace.ParseCores("--cores", *cores, chip)
 	if err != nil {
 		return fail(stderr, "trace", err)
 	}
@@ -173,9 +169,9 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 		if err := writeOut(stdout, *out, buf.Bytes()); err != nil {
 			return fail(stderr, "trace", fmt.Errorf("--out: %w", err))
 		}
-		writeTraceSummary(summary, *out, tl, st, res)
+		trace.WritePerfettoSummary(summary, displayName(*out), tl, st, res)
 	} else {
-		writeRunSummary(summary, tl, res)
+		trace.WriteRunSummary(summary, tl, res)
 	}
 	for _, pc := range pics {
 		if pc.file == "" {
@@ -190,7 +186,7 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 		if err := writeOut(stdout, pc.file, buf.Bytes()); err != nil {
 			return fail(stderr, "trace", fmt.Errorf("--%s: %w", pc.format, err))
 		}
-		writePictureSummary(summary, pc, tl, st)
+		trace.WriteTimelineSummary(summary, displayName(pc.file), pc.format, tl, st)
 	}
 	if tl.Truncated {
 		fmt.Fprintf(stderr, "simrun trace: the cap of %d events was hit at %.1f µs: the trace ends there; narrow --window or --cores, or raise --max-events\n",
@@ -203,167 +199,15 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func writeTraceSummary(w io.Writer, out string, tl *trace.Timeline, st trace.PerfettoStats, res *sim.GridResult) {
-	name := out
-	if out == "-" {
-		name = "standard output"
-	}
-	fmt.Fprintf(w, "wrote %s (%.1f MB): %d events: %d spans, %d counter samples, %d metadata\n",
-		name, float64(st.Bytes)/1e6, st.Events, st.Spans, st.Counters, st.Metadata)
-	writeRunLines(w, tl, res)
-	counts := map[string]int{}
-	for _, sp := range tl.Spans {
-		switch sp.Kind {
-		case trace.SpanPhase:
-			counts[sp.Phase.String()]++
-		default:
-			counts[sp.Kind.String()]++
-		}
-	}
-	keys := []string{trace.SpanThreadgroup.String()}
-	for ph := isa.Phase(0); ph < isa.NumPhases; ph++ {
-		keys = append(keys, ph.String())
-	}
-	keys = append(keys, trace.SpanBarrier.String(), trace.SpanIdle.String())
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
-	}
-	fmt.Fprintf(w, "  spans: %s (idle: > %.0f ns without an issue)\n", strings.Join(parts, ", "), 1000*tl.Us(tl.IdleCycles))
-	fmt.Fprintln(w, "  open it in https://ui.perfetto.dev (Open trace file) or chrome://tracing; docs/trace.md explains the tracks")
-}
-
-// writeRunSummary says what ran when no JSON is written.
-func writeRunSummary(w io.Writer, tl *trace.Timeline, res *sim.GridResult) {
-	fmt.Fprintln(w, "traced one dispatch (no JSON: --out not given)")
-	writeRunLines(w, tl, res)
-}
-
-// writeRunLines prints the kernel, problem, window and how far the run went.
-func writeRunLines(w io.Writer, tl *trace.Timeline, res *sim.GridResult) {
-	fmt.Fprintf(w, "  %s, %s on %s, routing seed %d\n", tl.Kernel, tl.Problem, tl.Chip, tl.Seed)
-	coreList := make([]string, len(tl.Cores))
-	for i, c := range tl.Cores {
-		coreList[i] = strconv.Itoa(c)
-	}
-	fmt.Fprintf(w, "  window %g-%g µs, cores %s; ", tl.Us(tl.Start), tl.Us(tl.End), strings.Join(coreList, ","))
-	switch {
-	case tl.Complete:
-		fmt.Fprintf(w, "the dispatch (mul_mm_id) ran %.1f µs\n", res.Us)
-	case tl.Truncated:
-		fmt.Fprintf(w, "the event cap was hit at %.1f µs (the trace ends there), the run stopped at %.1f µs\n", tl.Us(tl.TruncatedAt), tl.Us(tl.SimulatedCycles))
-	default:
-		fmt.Fprintf(w, "the run stopped at %.1f µs, after the window (--full runs the whole dispatch)\n", tl.Us(tl.SimulatedCycles))
-	}
-	// threadgroups that started and finished inside the window, on the
-	// traced cores
-	var tiles, exits int
-	var sum float64
-	for _, sp := range tl.Spans {
-		if sp.Kind != trace.SpanThreadgroup || sp.Open || sp.Start <= tl.Start && tl.Start > 0 {
-			continue
-		}
-		if tg, ok := tl.TG(sp.TG); ok && tg.Tokens == 0 {
-			exits++
-			continue
-		}
-		tiles++
-		sum += tl.Us(sp.End - sp.Start)
-	}
-	if tiles > 0 {
-		fmt.Fprintf(w, "  threadgroups whole in the window: %d tiles, %.1f µs each on average; %d early exits\n", tiles, sum/float64(tiles), exits)
-	} else {
-		fmt.Fprintf(w, "  threadgroups whole in the window: no tile; %d early exits\n", exits)
-	}
-}
-
 // picture is one --png or --svg output.
 type picture struct {
 	format, file string
 }
 
-// writePictureSummary says what a picture holds: its rows and the share of
-// the drawn simdgroup time per kind, overall and per simdgroup index.
-func writePictureSummary(w io.Writer, pc picture, tl *trace.Timeline, st trace.TimelineStats) {
-	name := pc.file
-	if name == "-" {
-		name = "standard output"
+// displayName is how a summary names an output file: - is standard output.
+func displayName(file string) string {
+	if file == "-" {
+		return "standard output"
 	}
-	fmt.Fprintf(w, "wrote %s (%s, %d KB): %d simdgroup rows", name, strings.ToUpper(pc.format), (st.Bytes+512)/1024, st.Rows)
-	if st.OmittedRows > 0 {
-		fmt.Fprintf(w, " (%d more not drawn: --rows, or narrow --cores)", st.OmittedRows)
-	}
-	fmt.Fprintf(w, ", %d threadgroup spans, %d rectangles\n", st.Threadgroups, st.Rects)
-	fmt.Fprintf(w, "  share of the simdgroup time drawn, by kind:\n  %-9s", "")
-	for k := trace.TimelineKind(0); k < trace.NumTimelineKinds; k++ {
-		fmt.Fprintf(w, "  %6s", k)
-	}
-	fmt.Fprintln(w)
-	line := func(label string, v [trace.NumTimelineKinds]float64) {
-		fmt.Fprintf(w, "  %-9s", label)
-		for k, f := range trace.Shares(v) {
-			fmt.Fprintf(w, "  %*.1f%%", max(6, len(trace.TimelineKind(k).String()))-1, 100*f)
-		}
-		fmt.Fprintln(w)
-	}
-	line("all rows", st.Time)
-	for sg, v := range st.BySG {
-		line(fmt.Sprintf("sg%d rows", sg), v)
-	}
-}
-
-// parseWindow reads --window START:END (µs).
-func parseWindow(s string) (float64, float64, error) {
-	a, b, ok := strings.Cut(s, ":")
-	if !ok {
-		return 0, 0, fmt.Errorf("--window %q: want START:END in µs, e.g. 0:200", s)
-	}
-	start, err1 := strconv.ParseFloat(strings.TrimSpace(a), 64)
-	end, err2 := strconv.ParseFloat(strings.TrimSpace(b), 64)
-	if err1 != nil || err2 != nil {
-		return 0, 0, fmt.Errorf("--window %q: START and END must be numbers (µs)", s)
-	}
-	if !(start >= 0) || !(end > start) || end > 1e9 {
-		return 0, 0, fmt.Errorf("--window %q: want 0 <= START < END <= 1e9 µs", s)
-	}
-	return start, end, nil
-}
-
-// parseCores reads --cores: numbers and ranges separated by commas, or all.
-func parseCores(s string, n int, chip string) ([]int, error) {
-	if strings.TrimSpace(s) == "all" {
-		out := make([]int, n)
-		for i := range out {
-			out[i] = i
-		}
-		return out, nil
-	}
-	seen := map[int]bool{}
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		lo, hi, isRange := strings.Cut(f, "-")
-		a, err := strconv.Atoi(lo)
-		b := a
-		if err == nil && isRange {
-			b, err = strconv.Atoi(hi)
-		}
-		if err != nil || f == "" {
-			return nil, fmt.Errorf("--cores %q: %q is not a core number or range (e.g. 0,2,4-7 or all)", s, f)
-		}
-		if isRange && b < a {
-			return nil, fmt.Errorf("--cores %q: range %q: want LO-HI with LO <= HI", s, f)
-		}
-		if a < 0 || b >= n {
-			return nil, fmt.Errorf("--cores %q: %q: %s has cores 0..%d", s, f, chip, n-1)
-		}
-		for c := a; c <= b; c++ {
-			if !seen[c] {
-				seen[c] = true
-				out = append(out, c)
-			}
-		}
-	}
-	sort.Ints(out)
-	return out, nil
+	return file
 }

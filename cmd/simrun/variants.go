@@ -3,11 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/metalsim/metalsim/tile"
+	"github.com/metalsim/metalsim/trace"
 )
 
 func runVariants(args []string, stdout, stderr io.Writer) int {
@@ -32,14 +31,9 @@ func runVariants(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	type row struct {
-		v    tile.Variant
-		path *tile.Path
-		from string
-	}
-	var rows []row
+	var rows []trace.VariantListing
 	for _, v := range tile.Builtin() {
-		rows = append(rows, row{v: v, from: "built-in"})
+		rows = append(rows, trace.VariantListing{Variant: v, From: "built-in"})
 	}
 	for _, f := range fs.Args() {
 		if !strings.HasSuffix(f, ".toml") {
@@ -49,27 +43,10 @@ func runVariants(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(stderr, "variants", err)
 		}
-		rows = append(rows, row{v, path, f})
+		rows = append(rows, trace.VariantListing{Variant: v, Path: path, From: f})
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	header := append(append(append([]string{"variant"}, tile.KnobColumns(true)...), "threads", "TG mem B"), tile.KnobColumns(false)...)
-	fmt.Fprintln(tw, strings.Join(append(header, "paths", "from"), "\t"))
-	for _, r := range rows {
-		v := r.v
-		var paths []string
-		for _, p := range []tile.Path{tile.Simdgroup, tile.Tensor} {
-			if (r.path == nil || *r.path == p) && v.Validate(p) == nil {
-				paths = append(paths, p.String())
-			}
-		}
-		cells := append(append([]string{v.Name}, tile.KnobCells(v, true)...), strconv.Itoa(32*v.NSG), strconv.Itoa(v.TGMemoryBytes()))
-		cells = append(append(cells, tile.KnobCells(v, false)...), strings.Join(paths, ","), r.from)
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
-	}
-	if err := tw.Flush(); err != nil {
+	if err := trace.WriteVariants(stdout, rows); err != nil {
 		return fail(stderr, "variants", err)
 	}
-	fmt.Fprintln(stdout, "\nSG grid: sg_rows x sg_cols on the simdgroup path. B extents and dual desc apply to the tensor path.")
-	fmt.Fprintln(stdout, "simrun variants --show NAME prints a variant as a TOML spec to start a what-if file from.")
 	return exitOK
 }

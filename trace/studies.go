@@ -1,0 +1,112 @@
+package trace
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/metalsim/metalsim/models"
+	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/study"
+)
+
+// WriteCompareText prints a comparison of variants a and b as a table, after
+// a header that names the variants, the routing and the timing options (and
+// the model, for a layer).
+func WriteCompareText(w io.Writer, rows []study.CompareRow, a, b string, model *models.Model, opt sim.Options) error {
+	fmt.Fprintf(w, "A = %s, B = %s; routing %s, %d draws, seed %d, %s engine; Δ = B - A (negative: B faster)\n",
+		a, b, opt.Routing.Name(), opt.Draws, opt.Seed, opt.Engine)
+	if model != nil {
+		WriteModelHeader(w, model)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "chip\tshape\tn\tA µs\tB µs\tΔ µs\tΔ %\thalf-tiles skipped A/B\tMMAs A/B\toccupancy A/B\tlimiter A/B\t")
+	for _, r := range rows {
+		occ, lim := "-", "-"
+		if !r.Total {
+			occ = fmt.Sprintf("%d (%s) / %d (%s)", r.A.TGsPerCore, r.A.OccLimiter, r.B.TGsPerCore, r.B.OccLimiter)
+			lim = r.A.Limiter + " / " + r.B.Limiter
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.1f\t%+.1f\t%+.1f%%\t%d / %d\t%s / %s\t%s\t%s\t\n",
+			r.Chip, r.Shape, r.N, r.A.Us, r.B.Us, r.DeltaUs, r.DeltaPct, r.A.Skipped, r.B.Skipped,
+			mmaCount(r.A), mmaCount(r.B), occ, lim)
+	}
+	return tw.Flush()
+}
+
+// mmaCount renders an MMA count with its shape (8x8x8 or 16x16x16).
+func mmaCount(s study.CompareSide) string {
+	return fmt.Sprintf("%d (%s)", s.MMAs, s.MMAShape)
+}
+
+// WriteModelHeader prints a model's MoE shape and source, flagging its
+// unverified numbers, and its expert tensors and notes.
+func WriteModelHeader(w io.Writer, m *models.Model) {
+	fmt.Fprintf(w, "model %s: %d experts, top-%d, hidden %d, expert FFN %d (%s)\n", m.Name, m.Experts, m.Used, m.Hidden, m.FFN, m.Source)
+	if len(m.Unverified) > 0 {
+		fmt.Fprintf(w, "  unverified: %s (written from memory of the source, not checked: verify before relying on them)\n", strings.Join(m.Unverified, ", "))
+	}
+	for _, t := range m.Tensors {
+		fmt.Fprintf(w, "  %s: %s %v\n", t.Name, t.Type, t.Dims)
+	}
+	for _, n := range m.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+}
+
+// WriteModelText prints a model layer's rows as a table.
+func WriteModelText(w io.Writer, rows []study.ModelRow) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "n\tmatmul\ttensor\ttype\tm\tk\tb\tµs\tTFLOPS\toccupancy\tlimiter\thalf-tiles skipped\tMMAs\t")
+	for _, r := range rows {
+		occ, b, m, k := "", "", "", ""
+		if r.Matmul != "layer" {
+			occ = fmt.Sprintf("%d (%s)", r.TGsPerCore, r.OccLimiter)
+			b, m, k = strconv.Itoa(r.B), strconv.Itoa(r.M), strconv.Itoa(r.K)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%.2f\t%s\t%s\t%d\t%d\t\n",
+			r.N, r.Matmul, r.Tensor, r.Type, m, k, b, r.Us, r.TFLOPS, occ, r.Limiter, r.Skipped, r.MMAs)
+	}
+	return tw.Flush()
+}
+
+// WritePresets lists the model presets: every number with its config field,
+// the source, and an "unverified" mark where it could not be checked.
+func WritePresets(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "preset\taliases\texperts\ttop-k\thidden\texpert FFN\tsource")
+	field := func(f models.Field) string {
+		s := fmt.Sprintf("%d (%s)", f.Value, f.Key)
+		if f.Unverified {
+			s += " unverified"
+		}
+		return s
+	}
+	var unverified []string
+	for _, p := range models.Presets() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, strings.Join(p.Aliases, ", "),
+			field(p.Experts), field(p.Used), field(p.Hidden), field(p.FFN), p.Source)
+		for _, f := range p.Fields() {
+			if f.Unverified {
+				unverified = append(unverified, p.Name)
+				break
+			}
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nNumbers were written from memory of each source's config.json without network access;")
+	if len(unverified) > 0 {
+		fmt.Fprintf(w, "those marked unverified (%s) need checking against the source before they are relied on.\n", strings.Join(unverified, ", "))
+	}
+	for _, p := range models.Presets() {
+		if p.Notes != "" {
+			fmt.Fprintf(w, "  %s: %s\n", p.Name, p.Notes)
+		}
+	}
+	return nil
+}
