@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 )
 
@@ -74,37 +73,6 @@ func ParseFloats(label, s string) ([]float64, error) {
 		out = append(out, v)
 	}
 	return out, nil
-}
-
-// LoadChips looks up a list of chips: names or aliases (sim.LookupChip), or
-// chip files (*.json); it wants at least one.
-func LoadChips(label, s string) ([]*sim.Chip, error) {
-	items, err := SplitList(label, s)
-	if err != nil {
-		return nil, err
-	}
-	if len(items) == 0 {
-		return nil, fmt.Errorf("%s %q: want one or more chips (simrun chips lists them)", label, s)
-	}
-	var out []*sim.Chip
-	for _, it := range items {
-		c, err := LoadChip(it)
-		if err != nil {
-			// a list takes chip files among its items
-			return nil, fmt.Errorf("%s: %s", label, strings.Replace(err.Error(), "; or load one with --chip-file", "; or give a chip .json file", 1))
-		}
-		out = append(out, c)
-	}
-	return out, nil
-}
-
-// LoadChip returns the chip s names: a chip .json file, or a chip name or
-// alias.
-func LoadChip(s string) (*sim.Chip, error) {
-	if strings.HasSuffix(strings.ToLower(s), ".json") {
-		return sim.LoadChipFile(s)
-	}
-	return sim.LookupChip(s)
 }
 
 // MK is a matmul shape without its tokens: m rows, reduction length k.

@@ -4,13 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"strings"
 	"time"
 
 	"github.com/metalsim/metalsim/emulate"
 	"github.com/metalsim/metalsim/golden"
-	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/study"
 	"github.com/metalsim/metalsim/tile"
 	"github.com/metalsim/metalsim/trace"
 )
@@ -61,38 +59,17 @@ func runEmulate(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "emulate", flagError(err)) // the plan checks k against the tile
 	}
 	wall := time.Since(start)
-	ref := golden.Reference(p, t)
-	var maxAbs64, maxAbsH, worst float64
-	for i, v := range res.Dst {
-		maxAbs64 = math.Max(maxAbs64, math.Abs(float64(v)-float64(ref.F64[i])))
-		d := math.Abs(float64(v) - float64(ref.F16In[i]))
-		maxAbsH = math.Max(maxAbsH, d)
-		switch tol := golden.AccumulationTolerance(p.K, ref.SumAbs[i]); {
-		case tol > 0:
-			worst = math.Max(worst, d/tol) // a NaN stays NaN and fails below
-		case d != 0: // every product is zero, so the exact sum is: any other value is wrong
-			worst = math.Inf(1)
-		}
-	}
-	fmt.Fprintf(stdout, "%s, %s path, variant %s, seed %d\n", p, k.Path, k.Name, *seed)
-	fmt.Fprintln(stdout, "counters:")
-	if err := trace.WriteCounters(stdout, res.Counters); err != nil {
+	e := trace.CompareEmulation(p.K, res.Dst, golden.Reference(p, t))
+	macs, err := trace.WriteEmulation(stdout, fmt.Sprintf("%s, %s path, variant %s, seed %d", p, k.Path, k.Name, *seed), res.Counters, e)
+	if err != nil {
 		return fail(stderr, "emulate", err)
 	}
-	fmt.Fprintln(stdout, "error:")
-	fmt.Fprintf(stdout, "  max |dst - ref_f64|     %.4g   (float64 sum of float32 weights x activations: half staging costs this)\n", maxAbs64)
-	fmt.Fprintf(stdout, "  max |dst - ref_f16in|   %.4g   (%.3g x the float32 accumulation bound (K+1)·u·Σ|w·b|·(1+K·u), u = 2^-24)\n", maxAbsH, worst)
-	// the multiply-accumulates the matrix ops executed (8x8x8 and 16x16x16):
-	// padding rows included, skipped half-tiles not
-	w := res.Counters.Work
-	macs := float64(w.MMA8)*8*8*8 + float64(w.MMA16)*16*16*16
-	fmt.Fprintf(stdout, "emulated %.3g MACs (padding included, skipped work not)\n", macs)
 	// wall-clock figures go to stderr, so stdout is the same from run to run
 	fmt.Fprintf(stderr, "emulation: %v wall, %.3g MAC/s\n", wall.Round(time.Millisecond), macs/wall.Seconds())
 	if why := k.WrongB(k.Path); why != "" {
 		fmt.Fprintf(stdout, "note: %s\n", why)
 	}
-	for _, why := range beyondEveryChip(p, k) {
+	for _, why := range study.BeyondEveryChip(p, k) {
 		fmt.Fprintf(stdout, "note: %s\n", why)
 	}
 	// what llama.cpp would run instead, as simulate says
@@ -102,52 +79,12 @@ func runEmulate(args []string, stdout, stderr io.Writer) int {
 	if why := tile.Map0Missing(p.Used); why != "" {
 		fmt.Fprintf(stdout, "note: %s\n", why)
 	}
-	if outsideBound(worst) {
+	if outsideBound(e.Worst) {
 		// emulate is a correctness check: values outside the bound fail it
-		fmt.Fprintf(stderr, "simrun emulate: FAIL: dst is %.3g x the float32 accumulation bound away from the reference\n", worst)
+		fmt.Fprintf(stderr, "simrun emulate: FAIL: dst is %.3g x the float32 accumulation bound away from the reference\n", e.Worst)
 		return exitFailed
 	}
 	return exitOK
-}
-
-// beyondEveryChip says why no chip the timing model knows could launch the
-// kernel (emulate has no chip: the limits are checked where a chip is given).
-func beyondEveryChip(p tile.Problem, k tile.Kernel) []string {
-	var notes, over []string
-	if chips, err := sim.Chips(); err == nil {
-		maxThreads, maxMem := 0, 0
-		for _, c := range chips {
-			maxThreads = max(maxThreads, int(c.MaxThreadsPerTG.Value))
-			maxMem = max(maxMem, int(c.TGMemoryPerTG.Value))
-		}
-		if t := 32 * k.NSG; t > maxThreads {
-			over = append(over, fmt.Sprintf("%d threads (max_threads_per_tg is at most %d)", t, maxThreads))
-		}
-		if b := k.TGMemoryBytes(); b > maxMem {
-			over = append(over, fmt.Sprintf("%d bytes of threadgroup memory (tg_memory_per_tg_bytes is at most %d)", b, maxMem))
-		}
-	}
-	if chips, err := sim.Chips(); err == nil {
-		// map0 builds the routing map first: one threadgroup of n_mats threads
-		var why error
-		for _, c := range chips {
-			if why = sim.CheckMap0(p, c, "n_mats", "n_used"); why == nil {
-				break
-			}
-		}
-		if why != nil {
-			notes = append(notes, fmt.Sprintf("map0, which builds the routing map before mul_mm_id, launches on no embedded chip (%v); the values are computed all the same", why))
-		}
-	}
-	if len(over) > 0 {
-		notes = append(notes, "the kernel needs "+strings.Join(over, " and ")+
-			", more than any embedded chip allows; the values are computed all the same, and a what-if chip file can raise the limits to time it (docs/tutorial.md §6.5)")
-	}
-	if ks, err := tile.KernelShape(p, k); err == nil && ks.Registers.Total > sim.MaxRegsPerThread {
-		notes = append(notes, fmt.Sprintf("the kernel needs %d registers per thread, above metalsim's bound of %d: the timing model runs it on no chip; the values are computed all the same",
-			ks.Registers.Total, sim.MaxRegsPerThread))
-	}
-	return notes
 }
 
 // maxEmulateBytes bounds the memory emulate holds: every operand, the output

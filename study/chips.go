@@ -1,0 +1,83 @@
+package study
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/tile"
+)
+
+// LoadChips looks up a list of chips: names or aliases (sim.LookupChip), or
+// chip files (*.json); it wants at least one.
+func LoadChips(label, s string) ([]*sim.Chip, error) {
+	items, err := SplitList(label, s)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return nil, fmt.Errorf("%s %q: want one or more chips (simrun chips lists them)", label, s)
+	}
+	var out []*sim.Chip
+	for _, it := range items {
+		c, err := LoadChip(it)
+		if err != nil {
+			// a list takes chip files among its items
+			return nil, fmt.Errorf("%s: %s", label, strings.Replace(err.Error(), "; or load one with --chip-file", "; or give a chip .json file", 1))
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// LoadChip returns the chip s names: a chip .json file, or a chip name or
+// alias.
+func LoadChip(s string) (*sim.Chip, error) {
+	if strings.HasSuffix(strings.ToLower(s), ".json") {
+		return sim.LoadChipFile(s)
+	}
+	return sim.LookupChip(s)
+}
+
+// BeyondEveryChip says why no embedded chip could launch kernel k for problem
+// p: its threads or threadgroup memory past every chip's limit, a map0 no
+// chip launches, registers past metalsim's bound. A front end that runs the
+// kernel without a chip (the emulator) notes these; with a chip the limits
+// are checked where they apply.
+func BeyondEveryChip(p tile.Problem, k tile.Kernel) []string {
+	var notes, over []string
+	if chips, err := sim.Chips(); err == nil {
+		maxThreads, maxMem := 0, 0
+		for _, c := range chips {
+			maxThreads = max(maxThreads, int(c.MaxThreadsPerTG.Value))
+			maxMem = max(maxMem, int(c.TGMemoryPerTG.Value))
+		}
+		if t := 32 * k.NSG; t > maxThreads {
+			over = append(over, fmt.Sprintf("%d threads (max_threads_per_tg is at most %d)", t, maxThreads))
+		}
+		if b := k.TGMemoryBytes(); b > maxMem {
+			over = append(over, fmt.Sprintf("%d bytes of threadgroup memory (tg_memory_per_tg_bytes is at most %d)", b, maxMem))
+		}
+	}
+	if chips, err := sim.Chips(); err == nil {
+		// map0 builds the routing map first: one threadgroup of n_mats threads
+		var why error
+		for _, c := range chips {
+			if why = sim.CheckMap0(p, c, "n_mats", "n_used"); why == nil {
+				break
+			}
+		}
+		if why != nil {
+			notes = append(notes, fmt.Sprintf("map0, which builds the routing map before mul_mm_id, launches on no embedded chip (%v); the values are computed all the same", why))
+		}
+	}
+	if len(over) > 0 {
+		notes = append(notes, "the kernel needs "+strings.Join(over, " and ")+
+			", more than any embedded chip allows; the values are computed all the same, and a what-if chip file can raise the limits to time it (docs/tutorial.md §6.5)")
+	}
+	if ks, err := tile.KernelShape(p, k); err == nil && ks.Registers.Total > sim.MaxRegsPerThread {
+		notes = append(notes, fmt.Sprintf("the kernel needs %d registers per thread, above metalsim's bound of %d: the timing model runs it on no chip; the values are computed all the same",
+			ks.Registers.Total, sim.MaxRegsPerThread))
+	}
+	return notes
+}
