@@ -23,12 +23,7 @@ func (s Shape) Problem(n, m, k int) (tile.Problem, error) {
 }
 
 // TypeB names the activation type: f32 or f16.
-func (s Shape) TypeB() string {
-	if s.HalfB {
-		return "f16"
-	}
-	return "f32"
-}
+func (s Shape) TypeB() string { return tile.ActivationName(s.HalfB) }
 
 // Variant is a kernel variant as a study was given it: a built-in name or a
 // spec file (Arg), which may fix the path.

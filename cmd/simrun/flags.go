@@ -46,13 +46,11 @@ func (f *shapeFlags) types() (dequant.Type, bool, error) {
 	if err != nil {
 		return 0, false, fmt.Errorf("--type: %w", err)
 	}
-	switch f.typeB {
-	case "f32":
-		return t, false, nil
-	case "f16":
-		return t, true, nil
+	halfB, err := tile.ParseActivation(f.typeB)
+	if err != nil {
+		return 0, false, fmt.Errorf("--type-b %q: allowed f32, f16", f.typeB)
 	}
-	return 0, false, fmt.Errorf("--type-b %q: allowed f32, f16", f.typeB)
+	return t, halfB, nil
 }
 
 // shape returns the study shape the flags give.
