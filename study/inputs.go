@@ -51,14 +51,17 @@ func LoadVariants(label string, args []string) ([]Variant, error) {
 }
 
 // Kernel picks the variant's path on chip (path if set, else the spec file's,
-// else the chip's default) and validates the variant on it.
+// else the chip's default; simdgroup without a chip) and validates the
+// variant on it.
 func (va Variant) Kernel(chip *sim.Chip, path *tile.Path) (tile.Kernel, error) {
-	p := sim.DefaultPath(chip)
+	p := tile.Simdgroup
 	switch {
 	case path != nil:
 		p = *path
 	case va.Path != nil:
 		p = *va.Path
+	case chip != nil:
+		p = sim.DefaultPath(chip)
 	}
 	k := tile.Kernel{Variant: va.Variant, Path: p}
 	if err := va.Variant.Validate(p); err != nil {
@@ -70,7 +73,7 @@ func (va Variant) Kernel(chip *sim.Chip, path *tile.Path) (tile.Kernel, error) {
 // Labels name a study's inputs in the errors of its points, as the front end
 // calls them (simrun: its flags), so that an error says what to change.
 type Labels struct {
-	Experts, Used string // the shape's n_mats and n_used, in map0's limits ("" : n_mats, n_used)
+	Experts, Used string // the shape's n_mats and n_used in map0's limits (empty: "n_mats", "n_used")
 	// Problem names the input a tile.Problem validation error is about (nil:
 	// the error as it is).
 	Problem func(error) error

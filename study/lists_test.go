@@ -56,10 +56,7 @@ func second[T any](_ T, err error) error { return err }
 func FuzzParseNs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		ns, err := ParseNs("--n", s)
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), "--n") {
-				t.Fatalf("%q: error %q does not name the flag", s, err)
-			}
+		if failed(t, s, err, "--n") {
 			return
 		}
 		items, _ := SplitList("--n", s)
@@ -79,10 +76,7 @@ func FuzzParseNs(f *testing.F) {
 func FuzzParseFloats(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		vs, err := ParseFloats("--skew", s)
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), "--skew") {
-				t.Fatalf("%q: error %q does not name the flag", s, err)
-			}
+		if failed(t, s, err, "--skew") {
 			return
 		}
 		items, _ := SplitList("--skew", s)
@@ -141,10 +135,7 @@ func FuzzLoadChips(f *testing.F) {
 			return
 		}
 		chips, err := LoadChips("--chip", s)
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), "--chip") {
-				t.Fatalf("%q: error %q does not name the flag", s, err)
-			}
+		if failed(t, s, err, "--chip") {
 			return
 		}
 		items, _ := SplitList("--chip", s)
@@ -164,10 +155,7 @@ func FuzzLoadChips(f *testing.F) {
 func FuzzParseShapes(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		shapes, err := ParseShapes("--shapes", s)
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), "--shapes") {
-				t.Fatalf("%q: error %q does not name the flag", s, err)
-			}
+		if failed(t, s, err, "--shapes") {
 			return
 		}
 		items, _ := SplitList("--shapes", s)
@@ -175,4 +163,14 @@ func FuzzParseShapes(f *testing.F) {
 			t.Fatalf("%q: %d shapes from %d items", s, len(shapes), len(items))
 		}
 	})
+}
+
+// failed reports whether a parser refused input s, failing the test when its
+// error does not start with the label it was given.
+func failed(t *testing.T, s string, err error, label string) bool {
+	t.Helper()
+	if err != nil && !strings.HasPrefix(err.Error(), label) {
+		t.Fatalf("%q: error %q does not name the flag %s", s, err, label)
+	}
+	return err != nil
 }

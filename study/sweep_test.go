@@ -1,10 +1,16 @@
 package study
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/routing"
+	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/tile"
 )
 
 // TestPointSeed: a point's seed depends on the base seed, the routing and n
@@ -76,10 +82,7 @@ func TestParseShard(t *testing.T) {
 func FuzzParseShard(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		i, n, err := ParseShard("--shard", s)
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), "--shard") {
-				t.Fatalf("%q: error %q does not name the flag", s, err)
-			}
+		if failed(t, s, err, "--shard") {
 			return
 		}
 		if n < 1 || i < 0 || i >= n {
@@ -94,4 +97,68 @@ func FuzzParseShard(f *testing.F) {
 			t.Fatalf("%q: the shards of N = %d cover %d of %d points", s, min(n, 50), cover, points)
 		}
 	})
+}
+
+// smallSweep is a sweep of 2 variants x 2 token counts on one chip.
+func smallSweep(t *testing.T) *Sweep {
+	t.Helper()
+	chips, err := LoadChips("--chip", "M1 Pro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vas, err := LoadVariants("--variant", []string{"upstream", "halftile"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Sweep{Chips: chips, Variants: vas, Routes: []routing.Point{{Routing: routing.Uniform{}}}, Ns: []int{32, 64},
+		Shape:   Shape{Experts: 16, Used: 4, M: 64, K: 256, TypeA: dequant.Q4_0},
+		Options: sim.Options{Draws: 1, Seed: 1}}
+}
+
+// TestSweepRun: rows come in index order whatever the workers, each with the
+// sweep's id and points and its point's seed; an error from emit stops the
+// run.
+func TestSweepRun(t *testing.T) {
+	s := smallSweep(t)
+	id, err := s.ID()
+	if err != nil || len(id) != 16 {
+		t.Fatalf("id %q %v", id, err)
+	}
+	var rows []*Row
+	done := 0
+	if err := s.Run([]int{0, 1, 2, 3}, 3, func(r *Row) error { rows = append(rows, r); return nil }, func(n int) { done = n }); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 4 || done != 4 {
+		t.Fatalf("%d rows, %d done", len(rows), done)
+	}
+	for i, r := range rows {
+		n := s.Ns[i%2]
+		if r.Index != i || r.Points != 4 || r.SweepID != id || r.N != n || r.Seed != PointSeed(1, "uniform", n) || r.Error != "" || r.TotalUs <= 0 {
+			t.Errorf("row %d: %+v", i, r)
+		}
+	}
+	if rows[0].Variant != "upstream" || rows[2].Variant != "halftile" {
+		t.Errorf("variants %s, %s: want upstream then halftile", rows[0].Variant, rows[2].Variant)
+	}
+	stop := errors.New("stop")
+	emitted := 0
+	err = smallSweep(t).Run([]int{0, 1, 2, 3}, 2, func(*Row) error { emitted++; return stop }, nil)
+	if err != stop || emitted != 1 {
+		t.Fatalf("emit error: %v after %d rows", err, emitted)
+	}
+}
+
+// TestSweepIDCoversTheKnobs: every knob of a variant is part of the id.
+func TestSweepIDCoversTheKnobs(t *testing.T) {
+	base, _ := smallSweep(t).ID()
+	for _, k := range tile.Knobs() {
+		s := smallSweep(t)
+		v := s.Variants[0].Variant
+		k.Set(&v, k.Value(v)+1)
+		s.Variants[0].Variant = v
+		if id, _ := s.ID(); id == base {
+			t.Errorf("knob %s: the sweep id does not change", k.Key)
+		}
+	}
 }

@@ -104,8 +104,9 @@ func (k Knob) Value(v Variant) int {
 	return int(f.Int())
 }
 
-// set stores x (as Value returns it) into the knob's field of v.
-func (k Knob) set(v *Variant, x int) {
+// Set stores x (as Value returns it) into the knob's field of v. x is not
+// checked: Validate checks the variant.
+func (k Knob) Set(v *Variant, x int) {
 	f := k.ref(v)
 	switch f.Kind() {
 	case reflect.Bool:
@@ -166,15 +167,15 @@ func (k Knob) apply(v *Variant, val reflect.Value) error {
 		if err != nil {
 			return fmt.Errorf("%s = %q: must be %s", k.Key, x, orList(k.Names))
 		}
-		k.set(v, i)
+		k.Set(v, i)
 	case bool:
 		b := 0
 		if x {
 			b = 1
 		}
-		k.set(v, b)
+		k.Set(v, b)
 	case int:
-		k.set(v, x)
+		k.Set(v, x)
 	}
 	return nil
 }

@@ -52,11 +52,11 @@ func randomVariant(rng *rand.Rand) Variant {
 	for _, k := range Knobs() {
 		switch {
 		case k.Names != nil:
-			k.set(&v, rng.IntN(len(k.Names)+2))
+			k.Set(&v, rng.IntN(len(k.Names)+2))
 		case k.isBool():
-			k.set(&v, rng.IntN(2))
+			k.Set(&v, rng.IntN(2))
 		default:
-			k.set(&v, rng.IntN(1<<17)-1000)
+			k.Set(&v, rng.IntN(1<<17)-1000)
 		}
 	}
 	return v
@@ -89,9 +89,9 @@ func TestKnobValueRoundTrip(t *testing.T) {
 		for _, k := range Knobs() {
 			w := v
 			x := k.Value(v)
-			k.set(&w, x)
+			k.Set(&w, x)
 			if w != v {
-				t.Fatalf("%s: set(Value) changed %+v to %+v", k.Key, v, w)
+				t.Fatalf("%s: Set(Value) changed %+v to %+v", k.Key, v, w)
 			}
 		}
 	}

@@ -61,10 +61,7 @@ func fourth[T, U, V any](_ T, _ U, _ V, err error) error { return err }
 func FuzzParseWindow(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		start, end, err := ParseWindow("--window", s)
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), "--window") {
-				t.Fatalf("%q: error %q does not name the flag", s, err)
-			}
+		if failed(t, s, err, "--window") {
 			return
 		}
 		if !(start >= 0 && end > start && end <= 1e9) {
@@ -79,10 +76,7 @@ func FuzzParseCores(f *testing.F) {
 	chip := m1Pro(f)
 	f.Fuzz(func(t *testing.T, s string) {
 		cs, err := ParseCores("--cores", s, chip)
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), "--cores") {
-				t.Fatalf("%q: error %q does not name the flag", s, err)
-			}
+		if failed(t, s, err, "--cores") {
 			return
 		}
 		if len(cs) == 0 {
@@ -101,14 +95,21 @@ func FuzzParseCores(f *testing.F) {
 func FuzzParseRegisterRange(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		lo, hi, step, err := ParseRegisterRange("--table", s)
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), "--table") {
-				t.Fatalf("%q: error %q does not name the flag", s, err)
-			}
+		if failed(t, s, err, "--table") {
 			return
 		}
 		if lo < 1 || hi < lo || hi > 256 || step < 1 {
 			t.Fatalf("%q: %d:%d:%d", s, lo, hi, step)
 		}
 	})
+}
+
+// failed reports whether a parser refused input s, failing the test when its
+// error does not start with the label it was given.
+func failed(t *testing.T, s string, err error, label string) bool {
+	t.Helper()
+	if err != nil && !strings.HasPrefix(err.Error(), label) {
+		t.Fatalf("%q: error %q does not name the flag %s", s, err, label)
+	}
+	return err != nil
 }
