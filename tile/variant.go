@@ -124,7 +124,10 @@ func ParseExtents(s string) (Extents, error) {
 }
 
 // Variant is a kernel variant: the tile geometry and every knob kernel authors
-// argue about. Variants are built from independent knobs, not forks.
+// argue about. Variants are built from independent knobs, not forks. Every
+// field but Name is a row of the knob table (knobs.go), which variant specs,
+// Validate's range and enum rules, `simrun variants` and sweep ids read: a new
+// knob is a field, its row and the builder code that reads it.
 type Variant struct {
 	Name string
 	Geometry
