@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 )
@@ -33,7 +34,7 @@ func TestAccuracyByKernel(t *testing.T) {
 // llama.cpp runs with mul_mm_id; a mul_mv_id row and its pair are left out.
 func TestGoalsOnMulMMIDRows(t *testing.T) {
 	row := timedRow(t, "M1 Pro 16-core GPU")
-	m5, err := sim.LookupChip("M5 10-core GPU")
+	m5, err := chips.Lookup("M5 10-core GPU")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestGoalsOnMulMMIDRows(t *testing.T) {
 // chip: a kernel and an error (measured 100 µs).
 func timedRow(t *testing.T, chip string) func(kernel string, errPct float64) RowResult {
 	t.Helper()
-	c, err := sim.LookupChip(chip)
+	c, err := chips.Lookup(chip)
 	if err != nil {
 		t.Fatal(err)
 	}

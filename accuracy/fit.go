@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/optimize"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 )
@@ -21,7 +22,7 @@ type FitResult struct {
 	CVMAPE    float64 // mean over folds of the held-out rows' MAPE
 	Evals     int
 	Objective float64
-	Chips     []*sim.Chip // the chips with fitted values
+	Chips     []*chips.Chip // the chips with fitted values
 }
 
 // FittedParam is one fitted value.
@@ -88,9 +89,9 @@ func Fit(cases []Case, params []FitParam, opt FitOptions) (*FitResult, error) {
 		opt.DeltaWeight = 1
 	}
 	start := make([]float64, len(params))
-	chips := chipsOf(cases)
+	chipList := chipsOf(cases)
 	for i, p := range params {
-		v, err := chips[p.Chip].Param(p.Name)
+		v, err := chipList[p.Chip].Param(p.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -124,8 +125,8 @@ func Fit(cases []Case, params []FitParam, opt FitOptions) (*FitResult, error) {
 	return res, nil
 }
 
-func chipsOf(cases []Case) map[string]*sim.Chip {
-	m := map[string]*sim.Chip{}
+func chipsOf(cases []Case) map[string]*chips.Chip {
+	m := map[string]*chips.Chip{}
 	for _, c := range cases {
 		if c.Chip != nil {
 			m[c.Chip.Name] = c.Chip
@@ -135,10 +136,10 @@ func chipsOf(cases []Case) map[string]*sim.Chip {
 }
 
 // withParams returns copies of the cases' chips with the parameter values set.
-func withParams(cases []Case, params []FitParam, vals []float64) ([]*sim.Chip, error) {
+func withParams(cases []Case, params []FitParam, vals []float64) ([]*chips.Chip, error) {
 	orig := chipsOf(cases)
 	names := slices.Sorted(maps.Keys(orig))
-	var out []*sim.Chip
+	var out []*chips.Chip
 	for _, n := range names {
 		c := orig[n].Clone()
 		for i, p := range params {
@@ -158,12 +159,12 @@ func withParams(cases []Case, params []FitParam, vals []float64) ([]*sim.Chip, e
 
 // evaluate validates the cases with the parameter values applied.
 func evaluate(cases []Case, params []FitParam, vals []float64, opt sim.Options) (*Report, error) {
-	chips, err := withParams(cases, params, vals)
+	chipList, err := withParams(cases, params, vals)
 	if err != nil {
 		return nil, err
 	}
-	byName := map[string]*sim.Chip{}
-	for _, c := range chips {
+	byName := map[string]*chips.Chip{}
+	for _, c := range chipList {
 		byName[c.Name] = c
 	}
 	cs := make([]Case, len(cases))
@@ -291,11 +292,11 @@ func minimize(cases []Case, params []FitParam, start []float64, opt FitOptions) 
 }
 
 // Record returns the provenance of a fit for the chip named chip.
-func (r *FitResult) Record(chip, command string, files []string) *sim.CalibrationRecord {
-	rec := &sim.CalibrationRecord{Command: command, Files: files, CVMAPE: r.CVMAPE}
+func (r *FitResult) Record(chip, command string, files []string) *chips.CalibrationRecord {
+	rec := &chips.CalibrationRecord{Command: command, Files: files, CVMAPE: r.CVMAPE}
 	for _, p := range r.Params {
 		if p.Chip == chip {
-			rec.Params = append(rec.Params, sim.FittedValue{Name: p.Name, Start: p.Start, Value: p.Value})
+			rec.Params = append(rec.Params, chips.FittedValue{Name: p.Name, Start: p.Start, Value: p.Value})
 		}
 	}
 	var sum, maxd float64
@@ -304,7 +305,7 @@ func (r *FitResult) Record(chip, command string, files []string) *sim.Calibratio
 			continue
 		}
 		n, _ := row.Row.Params.Get("n")
-		rec.Residuals = append(rec.Residuals, sim.CalibrationRow{
+		rec.Residuals = append(rec.Residuals, chips.CalibrationRow{
 			Row:        fmt.Sprintf("%s:%d n=%s %s", row.Row.Source, row.Row.Line, n, row.Variant.Name),
 			MeasuredUs: row.MeasuredUs, ErrorPct: math.Round(row.ErrorPct*100) / 100})
 		sum += math.Abs(row.ErrorPct)

@@ -4,15 +4,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/chips"
 )
 
 func TestFitRefusesTooManyParams(t *testing.T) {
 	cases := sampleCases(t)
-	chips := []*sim.Chip{cases[0].Chip}
+	chipList := []*chips.Chip{cases[0].Chip}
 	var ps []FitParam
 	for _, name := range []string{"barrier_clk", "sg_launch_clk"} {
-		p, err := ParseFitParam(name+"@M1 Pro 16-core GPU=0:1000", chips)
+		p, err := ParseFitParam(name+"@M1 Pro 16-core GPU=0:1000", chipList)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,26 +44,26 @@ func TestFitRefusalIsDeterministic(t *testing.T) {
 // embedded chip's alias (a chip file named "M5") is found by that name; an
 // alias finds the embedded chip otherwise.
 func TestParseFitParamExactNameFirst(t *testing.T) {
-	m5, err := sim.LookupChip("M5 10-core GPU")
+	m5, err := chips.Lookup("M5 10-core GPU")
 	if err != nil {
 		t.Fatal(err)
 	}
 	custom := m5.Clone()
 	custom.Name = "M5"
-	if p, err := ParseFitParam("barrier_clk@M5", []*sim.Chip{custom}); err != nil || p.Chip != "M5" {
+	if p, err := ParseFitParam("barrier_clk@M5", []*chips.Chip{custom}); err != nil || p.Chip != "M5" {
 		t.Errorf("a file chip named M5: %+v, %v", p, err)
 	}
-	if p, err := ParseFitParam("barrier_clk@M5", []*sim.Chip{m5}); err != nil || p.Chip != m5.Name {
+	if p, err := ParseFitParam("barrier_clk@M5", []*chips.Chip{m5}); err != nil || p.Chip != m5.Name {
 		t.Errorf("the alias M5 of the embedded chip: %+v, %v", p, err)
 	}
 }
 
 func TestParseFitParamErrors(t *testing.T) {
-	chip, err := sim.LookupChip("M1 Pro 16-core GPU")
+	chip, err := chips.Lookup("M1 Pro 16-core GPU")
 	if err != nil {
 		t.Fatal(err)
 	}
-	chips := []*sim.Chip{chip}
+	chipList := []*chips.Chip{chip}
 	for _, tc := range []struct{ spec, want string }{
 		{"barrier_clk", "want NAME@CHIP"},
 		{"barrier_clk@M7", "not among the chips"},
@@ -77,7 +77,7 @@ func TestParseFitParamErrors(t *testing.T) {
 		{"sg_launch_clk@M1 Pro 16-core GPU=0:1e300", "sg_launch_clk = 1e+300: must be in [0, 1e+06]"},
 		{"classes.mma8.issue_clk@M1 Pro 16-core GPU=0:1e9", "classes.mma8.issue_clk = 1e+09: must be in [0, 4096]"},
 	} {
-		if _, err := ParseFitParam(tc.spec, chips); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := ParseFitParam(tc.spec, chipList); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("ParseFitParam(%q) = %v, want %q", tc.spec, err, tc.want)
 		}
 	}
@@ -87,16 +87,16 @@ func TestParseFitParamErrors(t *testing.T) {
 // the current value) of every fittable parameter of every chip are values the
 // chip file allows.
 func TestParseFitParamDefaultBounds(t *testing.T) {
-	chips, err := sim.Chips()
+	chipList, err := chips.All()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range chips {
+	for _, c := range chipList {
 		for _, np := range c.ParamTable() {
 			if fittable(c, np.Name) != nil {
 				continue
 			}
-			if _, err := ParseFitParam(np.Name+"@"+c.Name, []*sim.Chip{c}); err != nil {
+			if _, err := ParseFitParam(np.Name+"@"+c.Name, []*chips.Chip{c}); err != nil {
 				t.Errorf("%s: %v", c.Name, err)
 			}
 		}

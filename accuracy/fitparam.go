@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/chips"
 )
 
 // FitParam is one chip parameter to fit, within bounds.
@@ -29,14 +29,14 @@ func parseBound(s string) (float64, error) {
 // ParseFitParam parses NAME@CHIP[=LO:HI]. Without bounds the parameter may move
 // within a factor of 4 of its current value (or [0, 1000] when it is 0), and
 // within the range the chip file allows.
-func ParseFitParam(s string, chips []*sim.Chip) (FitParam, error) {
+func ParseFitParam(s string, chipList []*chips.Chip) (FitParam, error) {
 	spec, bounds, hasBounds := strings.Cut(s, "=")
 	name, chipName, ok := strings.Cut(spec, "@")
 	if !ok || name == "" || chipName == "" {
 		return FitParam{}, fmt.Errorf("--param %q: want NAME@CHIP[=LO:HI], e.g. sg_launch_clk@\"M1 Pro 16-core GPU\"=0:2000", s)
 	}
-	find := func(name string) *sim.Chip {
-		for _, c := range chips {
+	find := func(name string) *chips.Chip {
+		for _, c := range chipList {
 			if c.Name == name {
 				return c
 			}
@@ -47,13 +47,13 @@ func ParseFitParam(s string, chips []*sim.Chip) (FitParam, error) {
 	// embedded chip's alias), then an alias of an embedded chip
 	chip := find(chipName)
 	if chip == nil {
-		if c, err := sim.LookupChip(chipName); err == nil {
+		if c, err := chips.Lookup(chipName); err == nil {
 			chipName = c.Name
 			chip = find(chipName)
 		}
 	}
 	var names []string
-	for _, c := range chips {
+	for _, c := range chipList {
 		names = append(names, fmt.Sprintf("%q", c.Name))
 	}
 	if chip == nil {
@@ -110,7 +110,7 @@ var structural = []string{
 }
 
 // fittable accepts the rate, latency and cost parameters of a chip file.
-func fittable(c *sim.Chip, name string) error {
+func fittable(c *chips.Chip, name string) error {
 	if _, err := c.Param(name); err != nil {
 		return fmt.Errorf("%w (fittable: a latency, bandwidth, issue or launch cost of the chip file)", err)
 	}

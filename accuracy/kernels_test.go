@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/hw"
 	"github.com/metalsim/metalsim/sim"
@@ -114,7 +115,7 @@ func TestMatchMulMatReasons(t *testing.T) {
 		{"type_a=f16,type_b=f32,m=64,n=1,k=8," + plain, KernelMulMV, "k = 8"},
 		{"type_a=iq2_xs,type_b=f32,m=64,n=4,k=256," + plain, KernelMulMV, ""},
 	} {
-		c, err := matchRow(hw.Row{Op: hw.OpMulMat, Params: mustParams(t, tc.vars)}, MatchOptions{Chip: m1pro(t)}, map[string]*sim.Chip{})
+		c, err := matchRow(hw.Row{Op: hw.OpMulMat, Params: mustParams(t, tc.vars)}, MatchOptions{Chip: m1pro(t)}, map[string]*chips.Chip{})
 		if err != nil {
 			t.Errorf("%s: %v", tc.vars, err)
 			continue
@@ -130,7 +131,7 @@ func TestMatchMulMatReasons(t *testing.T) {
 		{"type_a=q4_0,type_b=f32,m=64,n=1,k=0," + plain, "k = 0"},
 		{"type_a=q4_0,type_b=f32,m=64,n=1," + plain, "parameter k missing"},
 	} {
-		_, err := matchRow(hw.Row{Op: hw.OpMulMat, Params: mustParams(t, tc.vars)}, MatchOptions{Chip: m1pro(t)}, map[string]*sim.Chip{})
+		_, err := matchRow(hw.Row{Op: hw.OpMulMat, Params: mustParams(t, tc.vars)}, MatchOptions{Chip: m1pro(t)}, map[string]*chips.Chip{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.vars, err, tc.want)
 		}
@@ -146,9 +147,9 @@ func mustParams(t *testing.T, vars string) hw.Params {
 	return p
 }
 
-func m1pro(t *testing.T) *sim.Chip {
+func m1pro(t *testing.T) *chips.Chip {
 	t.Helper()
-	c, err := sim.LookupChip("M1 Pro 16-core GPU")
+	c, err := chips.Lookup("M1 Pro 16-core GPU")
 	if err != nil {
 		t.Fatal(err)
 	}

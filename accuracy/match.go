@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/hw"
 	"github.com/metalsim/metalsim/sim"
@@ -23,7 +24,7 @@ const (
 // Case is a measured row mapped to a simulator problem.
 type Case struct {
 	Row      hw.Row
-	Chip     *sim.Chip
+	Chip     *chips.Chip
 	Path     tile.Path
 	Kernel   string            // the Metal kernel the host dispatches for this row
 	Problem  tile.Problem      // MUL_MAT_ID problem (valid when Kernel is mul_mm_id or mul_mv_id)
@@ -38,7 +39,7 @@ type Case struct {
 // MatchOptions fill in what a row does not say.
 type MatchOptions struct {
 	// Chip is used for rows without a chip (logs without a device description).
-	Chip *sim.Chip
+	Chip *chips.Chip
 	// Variant names the kernel variant of rows that do not name one (logs); ""
 	// means "upstream".
 	Variant string
@@ -50,9 +51,9 @@ type MatchOptions struct {
 func Match(rows []hw.Row, opt MatchOptions) ([]Case, error) {
 	var out []Case
 	var errs []string
-	chips := map[string]*sim.Chip{} // one Chip per name, so cases share simulator state
+	chipList := map[string]*chips.Chip{} // one Chip per name, so cases share simulator state
 	for _, r := range rows {
-		c, err := matchRow(r, opt, chips)
+		c, err := matchRow(r, opt, chipList)
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("%s: line %d: %v", r.Source, r.Line, err))
 			continue
@@ -65,18 +66,18 @@ func Match(rows []hw.Row, opt MatchOptions) ([]Case, error) {
 	return out, nil
 }
 
-func matchRow(r hw.Row, opt MatchOptions, chips map[string]*sim.Chip) (Case, error) {
+func matchRow(r hw.Row, opt MatchOptions, chipList map[string]*chips.Chip) (Case, error) {
 	c := Case{Row: r}
 	switch {
 	case r.Chip != "":
-		chip, err := sim.LookupChip(r.Chip)
+		chip, err := chips.Lookup(r.Chip)
 		if err != nil {
 			return c, err
 		}
-		if prev, ok := chips[chip.Name]; ok {
+		if prev, ok := chipList[chip.Name]; ok {
 			chip = prev
 		}
-		chips[chip.Name] = chip
+		chipList[chip.Name] = chip
 		c.Chip = chip
 	case opt.Chip != nil:
 		c.Chip = opt.Chip

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 )
@@ -118,7 +119,7 @@ func Validate(cases []Case, s *sim.Simulator, opt sim.Options) (*Report, error) 
 }
 
 type predKey struct {
-	chip    *sim.Chip
+	chip    *chips.Chip
 	kernel  string
 	path    tile.Path
 	problem tile.Problem

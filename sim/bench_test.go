@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
@@ -153,16 +154,16 @@ func llama7BRows(n int) []tile.DenseProblem {
 func BenchmarkDenseRows(b *testing.B) {
 	for _, n := range []int{1, 512} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			chips, err := sim.Chips()
+			chipList, err := chips.All()
 			if err != nil {
 				b.Fatal(err)
 			}
 			type row struct {
-				c *sim.Chip
+				c *chips.Chip
 				p tile.DenseProblem
 			}
 			var rows []row
-			for _, c := range chips {
+			for _, c := range chipList {
 				for _, p := range llama7BRows(n) {
 					rows = append(rows, row{c, p})
 				}

@@ -3,6 +3,7 @@ package sim
 import (
 	"testing"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/tile"
 )
@@ -17,9 +18,9 @@ var calibratedPaths = []struct {
 // headlineBuilder returns a chip and the program builder of the headline
 // shape (128 experts, top 8, m = 768, k = 2048, n = 512, q4_0) for a variant
 // on a path, for the core-model tests and benchmarks.
-func headlineBuilder(tb testing.TB, chipName string, v tile.Variant, path tile.Path) (*Chip, *tile.Builder, int) {
+func headlineBuilder(tb testing.TB, chipName string, v tile.Variant, path tile.Path) (*chips.Chip, *tile.Builder, int) {
 	tb.Helper()
-	chip, err := LookupChip(chipName)
+	chip, err := chips.Lookup(chipName)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/isa"
 	"github.com/metalsim/metalsim/tile"
@@ -30,7 +31,7 @@ func TestDetailedRunAheadIsExact(t *testing.T) {
 		{"M1 Pro 16-core GPU", tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}},
 		{"M5 10-core GPU", tile.Kernel{Variant: tile.Upstream(), Path: tile.Tensor}},
 	} {
-		chip, err := LookupChip(tc.chip)
+		chip, err := chips.Lookup(tc.chip)
 		if err != nil {
 			t.Fatal(err)
 		}

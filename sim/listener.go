@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/isa"
 	"github.com/metalsim/metalsim/tile"
 )
@@ -35,7 +36,7 @@ type Listener interface {
 
 // RunInfo describes an observed run to its listener.
 type RunInfo struct {
-	Chip    *Chip
+	Chip    *chips.Chip
 	Cores   int // the chip's cores
 	Problem tile.Problem
 	Kernel  tile.Kernel

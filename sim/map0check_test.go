@@ -3,6 +3,7 @@ package sim
 import (
 	"testing"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/tile"
 )
@@ -12,7 +13,7 @@ import (
 // chips with different thread and threadgroup-memory limits.
 func TestCheckMap0MatchesTheEngine(t *testing.T) {
 	for _, name := range []string{"M1 Pro 16-core GPU", "M5 10-core GPU", "A19 5-core GPU"} {
-		chip, err := LookupChip(name)
+		chip, err := chips.Lookup(name)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/isa"
 	"github.com/metalsim/metalsim/routing"
@@ -72,7 +73,7 @@ func (s *Simulator) mmBuilder(p tile.DenseProblem, k tile.Kernel) (*tile.MMBuild
 
 // MulMVIDGrid returns the kernel_mul_mv_id dispatch of a problem for one
 // routing (ids[t*Used+s]): grid (row blocks, 1, pairs), x fastest.
-func (s *Simulator) MulMVIDGrid(p tile.Problem, ids []int32, chip *Chip) (*Grid, *tile.VecBuilder, error) {
+func (s *Simulator) MulMVIDGrid(p tile.Problem, ids []int32, chip *chips.Chip) (*Grid, *tile.VecBuilder, error) {
 	if err := p.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -117,7 +118,7 @@ func (s *Simulator) MulMVIDGrid(p tile.Problem, ids []int32, chip *Chip) (*Grid,
 
 // DenseGrid returns the dispatch of kernel kern (mul_mm, mul_mv or
 // mul_mv_ext) for a MUL_MAT; mul_mm runs kernel k's variant on its path.
-func (s *Simulator) DenseGrid(p tile.DenseProblem, kern tile.MetalKernel, k tile.Kernel, chip *Chip) (*Grid, error) {
+func (s *Simulator) DenseGrid(p tile.DenseProblem, kern tile.MetalKernel, k tile.Kernel, chip *chips.Chip) (*Grid, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -179,7 +180,7 @@ func (s *Simulator) DenseGrid(p tile.DenseProblem, kern tile.MetalKernel, k tile
 // RunMulMVID predicts the time of one MUL_MAT_ID that the host runs as
 // kernel_mul_mv_id (n < 32 tokens or k < 64): the mean over routing draws of
 // the dispatch, plus one dispatch boundary (no map0).
-func (s *Simulator) RunMulMVID(p tile.Problem, chip *Chip, opt Options) (*Result, error) {
+func (s *Simulator) RunMulMVID(p tile.Problem, chip *chips.Chip, opt Options) (*Result, error) {
 	start := time.Now()
 	opt = opt.withDefaults()
 	if err := p.Validate(); err != nil {
@@ -210,7 +211,7 @@ func (s *Simulator) RunMulMVID(p tile.Problem, chip *Chip, opt Options) (*Result
 // (tile.KernelAuto: no forcing), with kernel k's variant and path where the
 // kernel that runs has them (mul_mm_id and mul_mm; tile.DenseKnobs says which
 // knobs the others ignore).
-func (s *Simulator) RunWorkload(w tile.Workload, k tile.Kernel, forced tile.MetalKernel, chip *Chip, opt Options) (*Result, error) {
+func (s *Simulator) RunWorkload(w tile.Workload, k tile.Kernel, forced tile.MetalKernel, chip *chips.Chip, opt Options) (*Result, error) {
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
@@ -230,7 +231,7 @@ func (s *Simulator) RunWorkload(w tile.Workload, k tile.Kernel, forced tile.Meta
 // runDense predicts the time of one MUL_MAT run as kernel kern, plus one
 // dispatch boundary. The dispatch does not depend on a routing, so it is
 // timed once.
-func (s *Simulator) runDense(p tile.DenseProblem, kern tile.MetalKernel, k tile.Kernel, chip *Chip, opt Options) (*Result, error) {
+func (s *Simulator) runDense(p tile.DenseProblem, kern tile.MetalKernel, k tile.Kernel, chip *chips.Chip, opt Options) (*Result, error) {
 	start := time.Now()
 	opt = opt.withDefaults()
 	g, err := s.DenseGrid(p, kern, k, chip)
@@ -257,7 +258,7 @@ func (s *Simulator) runDense(p tile.DenseProblem, kern tile.MetalKernel, k tile.
 
 // DefaultPath returns the kernel_mul_mm body llama.cpp compiles on a chip: the
 // tensor path where the chip has it enabled by default, else simdgroup.
-func DefaultPath(chip *Chip) tile.Path {
+func DefaultPath(chip *chips.Chip) tile.Path {
 	if chip.TensorPath {
 		return tile.Tensor
 	}
@@ -267,7 +268,7 @@ func DefaultPath(chip *Chip) tile.Path {
 // finish fills the derived fields of a result: its time is the kernel, map0
 // (Map0Us, zero for kernels without it) and dispatches dependent dispatch
 // boundaries, and counts the run in tot.
-func finish(res *Result, flops float64, chip *Chip, dispatches int, start time.Time, tot *Totals) {
+func finish(res *Result, flops float64, chip *chips.Chip, dispatches int, start time.Time, tot *Totals) {
 	res.KernelUs = res.KernelCycles / chip.ClockMHz.Value
 	res.OverheadUs = float64(dispatches) * chip.DispatchOverheadUs.Value
 	res.TotalUs = res.KernelUs + res.Map0Us + res.OverheadUs

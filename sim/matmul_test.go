@@ -5,14 +5,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 )
 
-func chip(t *testing.T, name string) *sim.Chip {
+func chip(t *testing.T, name string) *chips.Chip {
 	t.Helper()
-	c, err := sim.LookupChip(name)
+	c, err := chips.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +28,7 @@ func TestRunOtherKernels(t *testing.T) {
 	m5 := chip(t, "M5 10-core GPU")
 	s := sim.NewSimulator()
 	for _, tc := range []struct {
-		c        *sim.Chip
+		c        *chips.Chip
 		p        tile.DenseProblem
 		kernel   string
 		engine   sim.Engine

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/isa"
 )
 
@@ -38,7 +39,7 @@ type ccost struct {
 
 // model is a chip resolved into cycle units.
 type model struct {
-	chip       *Chip
+	chip       *chips.Chip
 	quads      int
 	sgInterval int64
 	dispatch   int64 // dispatch-port cycles per instruction
@@ -185,6 +186,30 @@ func (m *model) code(p *isa.Program) *progCode {
 	return pc
 }
 
+// The core model's pipe indices, untyped for array indexing: chips.Pipe's
+// values, which the declaration below checks at compile time.
+const (
+	pipeFMA = iota
+	pipeIC
+	pipeTensor
+	pipeMem
+	pipeTGMem
+	pipeL1
+	pipeSync
+	numPipes
+)
+
+var (
+	_ = [1]struct{}{}[int(chips.PipeFMA)-pipeFMA]
+	_ = [1]struct{}{}[int(chips.PipeIC)-pipeIC]
+	_ = [1]struct{}{}[int(chips.PipeTensor)-pipeTensor]
+	_ = [1]struct{}{}[int(chips.PipeMem)-pipeMem]
+	_ = [1]struct{}{}[int(chips.PipeTGMem)-pipeTGMem]
+	_ = [1]struct{}{}[int(chips.PipeL1)-pipeL1]
+	_ = [1]struct{}{}[int(chips.PipeSync)-pipeSync]
+	_ = [1]struct{}{}[int(chips.NumPipes)-numPipes]
+)
+
 // mixKey renders everything a core mix measured on this model depends on:
 // the per-core costs in cycles and the cache level serving re-read lines for
 // tgsPerCore resident threadgroups, but not the chip's core count or DRAM
@@ -222,15 +247,16 @@ func cyc(x float64) int64 {
 // newModel resolves a chip's costs for one kernel; tiled says whether the
 // kernel reads its weights as tiles (Grid.TiledWeights), which achieve
 // tiled_dram_efficiency of the DRAM bandwidth.
-func newModel(c *Chip, tiled bool) *model {
+func newModel(c *chips.Chip, tiled bool) *model {
 	m := &model{chip: c, quads: min(int(c.Schedulers.Value), maxQuads), sgInterval: max(1, cyc(c.SGIssueInterval.Value)),
 		dispatch: max(1, cyc(c.DispatchInterval.Value)), barrier: cyc(c.BarrierClk.Value), launch: cyc(c.SGLaunchClk.Value)}
 	m.dramBPC = c.DRAMBandwidthGBs.Value * 1e9 / c.Clock()
 	if tiled {
 		m.dramBPC *= c.TiledDRAMEfficiency.Value
 	}
-	for i, cc := range c.class {
-		m.cls[i] = ccost{pipe: cc.pipe, issue: max(1, cyc(cc.issue)), latency: cyc(cc.latency)}
+	for cl := range isa.NumClasses {
+		pipe, issue, latency := c.ClassTiming(cl)
+		m.cls[cl] = ccost{pipe: int(pipe), issue: max(1, cyc(issue)), latency: cyc(latency)}
 	}
 	m.portBPC[pipeTGMem] = c.TGMemBytesPerClk.Value
 	m.portBPC[pipeL1] = c.L1BytesPerClk.Value

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/isa"
 	"github.com/metalsim/metalsim/routing"
 	"github.com/metalsim/metalsim/tile"
@@ -13,7 +14,7 @@ import (
 // timeline). The listener may stop the run early (TGFinish); the result then
 // covers the part simulated. Observing never changes the timing: a run to the
 // end gives the cycles RunGrid gives on the detailed engine.
-func (s *Simulator) Observe(p tile.Problem, k tile.Kernel, chip *Chip, seed uint64, lis Listener) (*GridResult, error) {
+func (s *Simulator) Observe(p tile.Problem, k tile.Kernel, chip *chips.Chip, seed uint64, lis Listener) (*GridResult, error) {
 	if lis == nil {
 		return nil, errors.New("observe: nil listener")
 	}

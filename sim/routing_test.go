@@ -3,6 +3,7 @@ package sim
 import (
 	"testing"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/routing"
 	"github.com/metalsim/metalsim/tile"
@@ -11,7 +12,7 @@ import (
 // Skewed routing concentrates tokens on few experts: more token tiles, so a
 // Zipf run is slower than a uniform one on the same problem.
 func TestRunWithZipfRouting(t *testing.T) {
-	chip, err := LookupChip("M1 Pro 16-core GPU")
+	chip, err := chips.Lookup("M1 Pro 16-core GPU")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/dequant"
 
 	"github.com/metalsim/metalsim/isa"
@@ -123,7 +124,7 @@ type Result struct {
 	OverheadUs   float64 // dependent dispatch boundaries (map0 and mul_mm_id; one for the other kernels)
 	TotalUs      float64 // what test-backend-ops reports per run
 
-	Occupancy   Occupancy
+	Occupancy   chips.Occupancy
 	Registers   isa.Registers
 	Counters    tile.Counters // of the first routing draw
 	Utilization Utilization
@@ -184,14 +185,14 @@ type Simulator struct {
 func (s *Simulator) SetProgress(p *Progress) { s.progress = p }
 
 type shareKey struct {
-	chip   *Chip
+	chip   *chips.Chip
 	kernel any
 }
 
 // modelKey identifies a chip's core model for a kernel's access pattern:
 // whether weights are read as tiles sets its DRAM rate.
 type modelKey struct {
-	chip  *Chip
+	chip  *chips.Chip
 	tiled bool
 }
 
@@ -209,7 +210,7 @@ type builderKey struct {
 type shared struct {
 	m    *model
 	cc   *coreCache
-	occ  Occupancy
+	occ  chips.Occupancy
 	regs isa.Registers
 	mems memTable
 }
@@ -227,7 +228,7 @@ func NewSimulator() *Simulator {
 
 // Simulate predicts the time of one MUL_MAT_ID (map0 + mul_mm_id) on a chip with
 // a fresh Simulator.
-func Simulate(p tile.Problem, k tile.Kernel, chip *Chip, opt Options) (*Result, error) {
+func Simulate(p tile.Problem, k tile.Kernel, chip *chips.Chip, opt Options) (*Result, error) {
 	return NewSimulator().Run(p, k, chip, opt)
 }
 
@@ -268,7 +269,7 @@ type GridResult struct {
 	IdleSGCycles float64
 	Utilization  Utilization
 	CoreBusyUs   []float64 // per core: when its last threadgroup finished
-	Occupancy    Occupancy
+	Occupancy    chips.Occupancy
 	Registers    isa.Registers
 	Instructions int64 // simdgroup instructions simulated in detail
 	Events       int64 // threadgroup-level events (fast engine)
@@ -276,7 +277,7 @@ type GridResult struct {
 
 // share returns the state shared by grids of one kernel on one chip, deriving
 // the occupancy from the grid's shape programs.
-func (s *Simulator) share(g *Grid, chip *Chip) (*shared, error) {
+func (s *Simulator) share(g *Grid, chip *chips.Chip) (*shared, error) {
 	key := shareKey{chip, g.Kernel}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -288,7 +289,7 @@ func (s *Simulator) share(g *Grid, chip *Chip) (*shared, error) {
 	}
 	shape := tile.ShapeOf(g.Shape)
 	regs := shape.Registers
-	occ, err := OccupancyFor(chip, shape.Threads, regs.Total, shape.TGMemoryBytes)
+	occ, err := chips.OccupancyFor(chip, shape.Threads, regs.Total, shape.TGMemoryBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -311,14 +312,14 @@ func (s *Simulator) share(g *Grid, chip *Chip) (*shared, error) {
 }
 
 // RunGrid times one dispatch on a chip with the chosen engine.
-func (s *Simulator) RunGrid(g *Grid, chip *Chip, engine Engine) (*GridResult, error) {
+func (s *Simulator) RunGrid(g *Grid, chip *chips.Chip, engine Engine) (*GridResult, error) {
 	s.progress.begin(g.Launched)
 	return s.runGrid(g, chip, engine)
 }
 
 // runGrid is RunGrid for a dispatch whose threadgroups the caller has already
 // counted in the progress total.
-func (s *Simulator) runGrid(g *Grid, chip *Chip, engine Engine) (*GridResult, error) {
+func (s *Simulator) runGrid(g *Grid, chip *chips.Chip, engine Engine) (*GridResult, error) {
 	sh, err := s.share(g, chip)
 	if err != nil {
 		return nil, err
@@ -390,7 +391,7 @@ func (s *Simulator) MulMMIDGrid(p tile.Problem, k tile.Kernel, tpe []int32) (*Gr
 // Run predicts the time of one MUL_MAT_ID (map0 + mul_mm_id) on a chip: the
 // mean over routing draws of the mul_mm_id dispatch, plus map0 and the two
 // dependent dispatch boundaries.
-func (s *Simulator) Run(p tile.Problem, k tile.Kernel, chip *Chip, opt Options) (*Result, error) {
+func (s *Simulator) Run(p tile.Problem, k tile.Kernel, chip *chips.Chip, opt Options) (*Result, error) {
 	start := time.Now()
 	opt = opt.withDefaults()
 	if err := p.Validate(); err != nil {
@@ -431,7 +432,7 @@ func (s *Simulator) Run(p tile.Problem, k tile.Kernel, chip *Chip, opt Options) 
 // flight (so memory holds that many grids, not one per draw). The dispatches
 // run concurrently, sharing the kernel's measured core mixes, and are added
 // in draw order, so the result is the same for any parallelism.
-func (s *Simulator) runDraws(mean *drawMean, chip *Chip, grid func(d int) (*Grid, tile.Counters, error)) error {
+func (s *Simulator) runDraws(mean *drawMean, chip *chips.Chip, grid func(d int) (*Grid, tile.Counters, error)) error {
 	n := mean.res.Draws
 	counters := make([]tile.Counters, n)
 	results := make([]*GridResult, n)
@@ -524,7 +525,7 @@ type map0Key struct {
 // expert that stages the n_mats x n_used ids as uint16 in threadgroup memory,
 // and asserts that both fit. experts and used name the fields (or flags) the
 // two counts come from, for the error.
-func CheckMap0(p tile.Problem, chip *Chip, experts, used string) error {
+func CheckMap0(p tile.Problem, chip *chips.Chip, experts, used string) error {
 	maxThreads, mem := int(chip.MaxThreadsPerTG.Value), int(chip.TGMemoryPerTG.Value)
 	maxExperts := min(maxThreads/32*32, mem/2)
 	if p.Experts > maxExperts {
@@ -539,7 +540,7 @@ func CheckMap0(p tile.Problem, chip *Chip, experts, used string) error {
 }
 
 // map0 times the map0 kernel: one threadgroup of n_mats threads.
-func (s *Simulator) map0(p tile.Problem, chip *Chip) (*GridResult, error) {
+func (s *Simulator) map0(p tile.Problem, chip *chips.Chip) (*GridResult, error) {
 	prog, err := tile.Map0Program(p)
 	if err != nil {
 		return nil, err

@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 )
 
 // LoadChips looks up a list of chips: names or aliases (sim.LookupChip), or
 // chip files (*.json); it wants at least one.
-func LoadChips(label, s string) ([]*sim.Chip, error) {
+func LoadChips(label, s string) ([]*chips.Chip, error) {
 	items, err := SplitList(label, s)
 	if err != nil {
 		return nil, err
@@ -18,7 +19,7 @@ func LoadChips(label, s string) ([]*sim.Chip, error) {
 	if len(items) == 0 {
 		return nil, fmt.Errorf("%s %q: want one or more chips (simrun chips lists them)", label, s)
 	}
-	var out []*sim.Chip
+	var out []*chips.Chip
 	for _, it := range items {
 		c, err := LoadChip(it)
 		if err != nil {
@@ -32,11 +33,11 @@ func LoadChips(label, s string) ([]*sim.Chip, error) {
 
 // LoadChip returns the chip s names: a chip .json file, or a chip name or
 // alias.
-func LoadChip(s string) (*sim.Chip, error) {
+func LoadChip(s string) (*chips.Chip, error) {
 	if strings.HasSuffix(strings.ToLower(s), ".json") {
-		return sim.LoadChipFile(s)
+		return chips.LoadFile(s)
 	}
-	return sim.LookupChip(s)
+	return chips.Lookup(s)
 }
 
 // BeyondEveryChip says why no embedded chip could launch kernel k for problem
@@ -46,9 +47,9 @@ func LoadChip(s string) (*sim.Chip, error) {
 // are checked where they apply.
 func BeyondEveryChip(p tile.Problem, k tile.Kernel) []string {
 	var notes, over []string
-	if chips, err := sim.Chips(); err == nil {
+	if chipList, err := chips.All(); err == nil {
 		maxThreads, maxMem := 0, 0
-		for _, c := range chips {
+		for _, c := range chipList {
 			maxThreads = max(maxThreads, int(c.MaxThreadsPerTG.Value))
 			maxMem = max(maxMem, int(c.TGMemoryPerTG.Value))
 		}
@@ -59,10 +60,10 @@ func BeyondEveryChip(p tile.Problem, k tile.Kernel) []string {
 			over = append(over, fmt.Sprintf("%d bytes of threadgroup memory (tg_memory_per_tg_bytes is at most %d)", b, maxMem))
 		}
 	}
-	if chips, err := sim.Chips(); err == nil {
+	if chipList, err := chips.All(); err == nil {
 		// map0 builds the routing map first: one threadgroup of n_mats threads
 		var why error
-		for _, c := range chips {
+		for _, c := range chipList {
 			if why = sim.CheckMap0(p, c, "n_mats", "n_used"); why == nil {
 				break
 			}
@@ -75,9 +76,9 @@ func BeyondEveryChip(p tile.Problem, k tile.Kernel) []string {
 		notes = append(notes, "the kernel needs "+strings.Join(over, " and ")+
 			", more than any embedded chip allows; the values are computed all the same, and a what-if chip file can raise the limits to time it (docs/tutorial.md §6.5)")
 	}
-	if ks, err := tile.KernelShape(p, k); err == nil && ks.Registers.Total > sim.MaxRegsPerThread {
+	if ks, err := tile.KernelShape(p, k); err == nil && ks.Registers.Total > chips.MaxRegsPerThread {
 		notes = append(notes, fmt.Sprintf("the kernel needs %d registers per thread, above metalsim's bound of %d: the timing model runs it on no chip; the values are computed all the same",
-			ks.Registers.Total, sim.MaxRegsPerThread))
+			ks.Registers.Total, chips.MaxRegsPerThread))
 	}
 	return notes
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/models"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
@@ -49,7 +50,7 @@ type CompareShape struct {
 // Comparison runs two variants side by side over chips, shapes and ns; both
 // see the same routing draws (Options).
 type Comparison struct {
-	Chips    []*sim.Chip
+	Chips    []*chips.Chip
 	Variants [2]Variant // A and B
 	Path     *tile.Path // nil: a spec file's path, else each chip's
 	Shapes   []CompareShape

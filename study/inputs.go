@@ -3,6 +3,7 @@ package study
 import (
 	"fmt"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
@@ -53,7 +54,7 @@ func LoadVariants(label string, args []string) ([]Variant, error) {
 // Kernel picks the variant's path on chip (path if set, else the spec file's,
 // else the chip's default; simdgroup without a chip) and validates the
 // variant on it.
-func (va Variant) Kernel(chip *sim.Chip, path *tile.Path) (tile.Kernel, error) {
+func (va Variant) Kernel(chip *chips.Chip, path *tile.Path) (tile.Kernel, error) {
 	p := tile.Simdgroup
 	switch {
 	case path != nil:
@@ -79,7 +80,7 @@ type Labels struct {
 	Problem func(error) error
 }
 
-func (l Labels) map0(p tile.Problem, chip *sim.Chip) error {
+func (l Labels) map0(p tile.Problem, chip *chips.Chip) error {
 	return sim.CheckMap0(p, chip, labelOr(l.Experts, "n_mats"), labelOr(l.Used, "n_used"))
 }
 

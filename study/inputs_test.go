@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/dequant"
-	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 )
 
@@ -13,11 +13,11 @@ import (
 // the chip's default (simdgroup without a chip), and the variant is checked on
 // it.
 func TestVariantKernel(t *testing.T) {
-	m5, err := sim.LookupChip("M5")
+	m5, err := chips.Lookup("M5")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m1, err := sim.LookupChip("M1 Pro")
+	m1, err := chips.Lookup("M1 Pro")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestVariantKernel(t *testing.T) {
 	spec := Variant{Arg: "x.toml", Variant: tile.HalfTile(), Path: &simdgroup}
 	for _, tc := range []struct {
 		va   Variant
-		chip *sim.Chip
+		chip *chips.Chip
 		path *tile.Path
 		want tile.Path
 	}{
@@ -71,7 +71,7 @@ func TestShapeAndLabels(t *testing.T) {
 	if (Labels{}).problem(err) != err || named.problem(nil) != nil {
 		t.Fatal("no labels or no error: not as it is")
 	}
-	chip, err := sim.LookupChip("M1 Pro")
+	chip, err := chips.Lookup("M1 Pro")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/models"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
@@ -40,7 +41,7 @@ type ModelRow struct {
 // followed by the layer total (their sums; TFLOPS of the whole). It fails
 // before anything runs when the layer does not build or its map0 cannot
 // launch on chip.
-func ModelLayer(sm *sim.Simulator, m *models.Model, lo models.LayerOptions, ns []int, k tile.Kernel, chip *sim.Chip, opt sim.Options) ([]ModelRow, error) {
+func ModelLayer(sm *sim.Simulator, m *models.Model, lo models.LayerOptions, ns []int, k tile.Kernel, chip *chips.Chip, opt sim.Options) ([]ModelRow, error) {
 	lo.Tokens = ns[0]
 	mms, err := m.Layer(lo)
 	if err != nil {
@@ -108,7 +109,7 @@ func WriteModelCSV(w io.Writer, rows []ModelRow) error {
 
 // WriteModelJSON writes a model layer's rows as one JSON document with the
 // model (its unverified numbers named), the chip, the kernel and the routing.
-func WriteModelJSON(w io.Writer, m *models.Model, chip *sim.Chip, kernel string, opt sim.Options, rows []ModelRow) error {
+func WriteModelJSON(w io.Writer, m *models.Model, chip *chips.Chip, kernel string, opt sim.Options, rows []ModelRow) error {
 	doc := struct {
 		Model      string                `json:"model"`
 		Source     string                `json:"source"`

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/routing"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
@@ -19,7 +20,7 @@ import (
 // ((chip·len(Variants) + variant)·len(Routes) + routing)·len(Ns) + n (chip
 // slowest, n fastest).
 type Sweep struct {
-	Chips    []*sim.Chip
+	Chips    []*chips.Chip
 	Variants []Variant
 	Routes   []routing.Point
 	Ns       []int

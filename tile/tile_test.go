@@ -125,7 +125,7 @@ func TestVariantValidate(t *testing.T) {
 		t.Errorf("24-token tile on the tensor path: %v", err)
 	}
 	// a 128x128 tile stages 64 KiB, twice what Metal allows: a chip's limit
-	// (sim.OccupancyFor), not a rule of the tile, so a what-if chip can run it
+	// (chips.OccupancyFor), not a rule of the tile, so a what-if chip can run it
 	big := Upstream()
 	big.NR0, big.NR1 = 128, 128
 	if err := big.Validate(Simdgroup); err != nil {

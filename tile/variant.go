@@ -193,7 +193,7 @@ func LookupVariant(name string) (Variant, error) {
 // The largest threadgroup metalsim builds programs for. These are not a GPU's
 // limits: those are chip data (max_threads_per_tg and tg_memory_per_tg_bytes
 // of a chip file; Metal allows 1024 threads and 32 KiB on every Apple GPU,
-// apple-gpu.md §2.1), checked where a chip is known (sim.OccupancyFor), so a
+// apple-gpu.md §2.1), checked where a chip is known (chips.OccupancyFor), so a
 // what-if chip file may raise them, up to these bounds, which its parser
 // shares.
 const (

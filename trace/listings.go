@@ -7,16 +7,17 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 )
 
 // WriteChips lists chips: family, cores, clock, lanes and peak rates, DRAM
 // bandwidth, the default kernel path and where the calibration comes from.
-func WriteChips(w io.Writer, chips []*sim.Chip) error {
+func WriteChips(w io.Writer, chipList []*chips.Chip) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "chip\tfamily\tcores\tclock MHz\tFP32 / FP16 lanes\tFP32 / FP16 TFLOPS\ttensor TFLOPS\tDRAM GB/s\tdefault path\tcalibration")
-	for _, c := range chips {
+	for _, c := range chipList {
 		cal := "own measurements"
 		if c.CalibrationFrom != "" {
 			cal = "from " + c.CalibrationFrom

@@ -16,7 +16,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/tile"
 )
 
@@ -24,7 +24,7 @@ import (
 // threads, registers and threadgroup memory to count with (the shape's, or a
 // what-if's), and the range of a table over registers per thread.
 type OccupancyReport struct {
-	Chip                 *sim.Chip
+	Chip                 *chips.Chip
 	Kernel               string // "variant/path"
 	TypeA, TypeB         string // the operand types the shape is for
 	Shape                tile.Shape
@@ -51,7 +51,7 @@ func WriteOccupancy(w io.Writer, r OccupancyReport) (bool, error) {
 	if r.WhatIf != "" {
 		fmt.Fprintf(w, "  what-if    %d threads, %d registers per thread, %d B threadgroup memory (%s)\n", nThreads, nRegs, nMem, r.WhatIf)
 	}
-	o, err := sim.OccupancyFor(chip, nThreads, nRegs, nMem)
+	o, err := chips.OccupancyFor(chip, nThreads, nRegs, nMem)
 	launches := err == nil
 	if err != nil {
 		fmt.Fprintf(w, "  resident   none: %v\n", err)
@@ -75,7 +75,7 @@ func WriteOccupancy(w io.Writer, r OccupancyReport) (bool, error) {
 				mark = "<- " + r.RegsFrom
 			}
 		}
-		o, err := sim.OccupancyFor(chip, nThreads, n, nMem)
+		o, err := chips.OccupancyFor(chip, nThreads, n, nMem)
 		if err != nil {
 			fmt.Fprintf(tw, "%d\t%d\t0\t0\t0%%\tcannot launch\t%s\n", n, nThreads, mark)
 			continue
@@ -137,12 +137,12 @@ func regRows(lo, hi, step, own int) []int {
 // core of chip against registers per thread, lo to hi, for threadgroups of
 // threads threads and tgMem bytes of threadgroup memory, marking the
 // kernel's own count regs.
-func WriteOccupancyPlot(w io.Writer, format string, chip *sim.Chip, kernel string, threads, regs, tgMem, lo, hi int) error {
+func WriteOccupancyPlot(w io.Writer, format string, chip *chips.Chip, kernel string, threads, regs, tgMem, lo, hi int) error {
 	lo, hi = min(lo, regs), max(hi, regs)
 	pts := make(plotter.XYs, 0, hi-lo+1)
 	for n := lo; n <= hi; n++ {
 		sg := 0.0
-		if o, err := sim.OccupancyFor(chip, threads, n, tgMem); err == nil {
+		if o, err := chips.OccupancyFor(chip, threads, n, tgMem); err == nil {
 			sg = float64(o.SGsPerCore)
 		}
 		pts = append(pts, plotter.XY{X: float64(n), Y: sg})
@@ -166,7 +166,7 @@ func WriteOccupancyPlot(w io.Writer, format string, chip *sim.Chip, kernel strin
 	line.Width = vg.Points(1.5)
 	line.Color = color.RGBA{R: 31, G: 119, B: 180, A: 255}
 	own := 0.0
-	if o, err := sim.OccupancyFor(chip, threads, regs, tgMem); err == nil {
+	if o, err := chips.OccupancyFor(chip, threads, regs, tgMem); err == nil {
 		own = float64(o.SGsPerCore)
 	}
 	mark, err := plotter.NewScatter(plotter.XYs{{X: float64(regs), Y: own}})

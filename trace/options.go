@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/chips"
 )
 
 // ParseWindow reads a trace window START:END in µs from the dispatch start,
@@ -30,7 +30,7 @@ func ParseWindow(label, s string) (float64, float64, error) {
 // ParseCores reads the cores of chip to trace: numbers and ranges separated
 // by commas (0,2,4-7), or all; the result is sorted, each core once. label
 // names the input in errors.
-func ParseCores(label, s string, chip *sim.Chip) ([]int, error) {
+func ParseCores(label, s string, chip *chips.Chip) ([]int, error) {
 	n := int(chip.Cores.Value)
 	if strings.TrimSpace(s) == "all" {
 		out := make([]int, n)

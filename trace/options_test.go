@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/chips"
 )
 
-func m1Pro(t testing.TB) *sim.Chip {
+func m1Pro(t testing.TB) *chips.Chip {
 	t.Helper()
-	c, err := sim.LookupChip("M1 Pro 16-core GPU")
+	c, err := chips.Lookup("M1 Pro 16-core GPU")
 	if err != nil {
 		t.Fatal(err)
 	}

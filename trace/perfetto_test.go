@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
@@ -18,7 +19,7 @@ import (
 // expert, so most tiles are half-tiles.
 func smallTrace(t *testing.T, v tile.Variant, opt trace.RecordOptions) (*trace.Timeline, []byte) {
 	t.Helper()
-	chip, err := sim.LookupChip("M1 Pro 16-core GPU")
+	chip, err := chips.Lookup("M1 Pro 16-core GPU")
 	if err != nil {
 		t.Fatal(err)
 	}

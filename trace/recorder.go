@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/isa"
 	"github.com/metalsim/metalsim/sim"
 )
@@ -304,7 +305,7 @@ func (r *Recorder) Begin(run sim.RunInfo) error {
 }
 
 // setup resolves the options on a chip.
-func (r *Recorder) setup(chip *sim.Chip, cores, nsg int, info func(int) TGInfo) {
+func (r *Recorder) setup(chip *chips.Chip, cores, nsg int, info func(int) TGInfo) {
 	mhz := chip.ClockMHz.Value
 	tl := &r.tl
 	tl.Chip, tl.ClockMHz, tl.Cores, tl.MaxEvents = chip.Name, mhz, r.opt.Cores, r.opt.MaxEvents

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/routing"
 	"github.com/metalsim/metalsim/sim"
@@ -191,9 +192,9 @@ func TestTraceCapCutsInFlight(t *testing.T) {
 	}
 }
 
-func mustChip(t testing.TB, name string) *sim.Chip {
+func mustChip(t testing.TB, name string) *chips.Chip {
 	t.Helper()
-	c, err := sim.LookupChip(name)
+	c, err := chips.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}

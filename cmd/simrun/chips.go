@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/study"
 	"github.com/metalsim/metalsim/trace"
 )
@@ -20,10 +20,10 @@ func runChips(args []string, stdout, stderr io.Writer) int {
 		if *show != "" && *file != "" {
 			return fail(stderr, "chips", fmt.Errorf("--show %q and --chip-file %s: give one", *show, *file))
 		}
-		var c *sim.Chip
+		var c *chips.Chip
 		var err error
 		if *file != "" {
-			if c, err = sim.LoadChipFile(*file); err != nil {
+			if c, err = chips.LoadFile(*file); err != nil {
 				err = fmt.Errorf("--chip-file: %w", err)
 			}
 		} else if c, err = study.LoadChip(*show); err != nil {
@@ -39,11 +39,11 @@ func runChips(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, string(b))
 		return exitOK
 	}
-	chips, err := sim.Chips()
+	chipList, err := chips.All()
 	if err != nil {
 		return fail(stderr, "chips", err)
 	}
-	if err := trace.WriteChips(stdout, chips); err != nil {
+	if err := trace.WriteChips(stdout, chipList); err != nil {
 		return fail(stderr, "chips", err)
 	}
 	return exitOK

@@ -288,7 +288,7 @@ func TestSimulateNotesMulMVID(t *testing.T) {
 // copy the other chip's values over it.
 func TestFitKeepsItsOwnValues(t *testing.T) {
 	dir := t.TempDir()
-	src, err := os.ReadFile(filepath.Join("..", "..", "sim", "chips", "m1-pro-14c.json"))
+	src, err := os.ReadFile(filepath.Join("..", "..", "chips", "data", "m1-pro-14c.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

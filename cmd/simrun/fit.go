@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/metalsim/metalsim/accuracy"
-	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/chips"
 )
 
 // listFlag collects a repeatable string flag.
@@ -57,17 +57,17 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "fit", err)
 	}
-	var chips []*sim.Chip
+	var chipList []*chips.Chip
 	seen := map[string]bool{}
 	for _, c := range cases {
 		if c.Chip != nil && !seen[c.Chip.Name] {
 			seen[c.Chip.Name] = true
-			chips = append(chips, c.Chip)
+			chipList = append(chipList, c.Chip)
 		}
 	}
 	var fps []accuracy.FitParam
 	for _, s := range params {
-		fp, err := accuracy.ParseFitParam(s, chips)
+		fp, err := accuracy.ParseFitParam(s, chipList)
 		if err != nil {
 			return fail(stderr, "fit", err)
 		}

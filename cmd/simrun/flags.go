@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/routing"
 	"github.com/metalsim/metalsim/sim"
@@ -121,7 +122,7 @@ func (f *kernelFlags) register(fs *flag.FlagSet, defPath string) {
 	fs.Var(&f.path, "path", "kernel path: simdgroup or tensor (default: the spec file's path, else the chip's llama.cpp default; simdgroup without a chip)")
 }
 
-func (f *kernelFlags) kernel(chip *sim.Chip) (tile.Kernel, error) {
+func (f *kernelFlags) kernel(chip *chips.Chip) (tile.Kernel, error) {
 	v, specPath, err := tile.LoadVariant(f.variant)
 	if err != nil {
 		return tile.Kernel{}, fmt.Errorf("--variant: %w", err)
@@ -164,7 +165,7 @@ func (f *chipFlags) registerUsage(fs *flag.FlagSet, def, chipUsage, fileUsage st
 // chip returns the selected chip, or nil when neither flag is set (and the
 // command has no default chip). A flag given an empty value is an error, not
 // the default.
-func (f *chipFlags) chip() (*sim.Chip, error) {
+func (f *chipFlags) chip() (*chips.Chip, error) {
 	if f.fs != nil {
 		if err := checkGivenNotEmpty(f.fs, "want the path of a chip file", "chip-file"); err != nil {
 			return nil, err
@@ -177,7 +178,7 @@ func (f *chipFlags) chip() (*sim.Chip, error) {
 		if f.fs != nil && flagsGiven(f.fs)["chip"] {
 			return nil, fmt.Errorf("--chip %q and --chip-file %s: give one", f.name, f.file)
 		}
-		c, err := sim.LoadChipFile(f.file)
+		c, err := chips.LoadFile(f.file)
 		if err != nil {
 			return nil, fmt.Errorf("--chip-file: %w", err)
 		}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/tile"
 	"github.com/metalsim/metalsim/trace"
 )
@@ -69,8 +69,8 @@ func runOccupancy(args []string, stdout, stderr io.Writer) int {
 		nThreads = *threads
 	}
 	if set["regs"] {
-		if *regs < 1 || *regs > sim.MaxRegsPerThread {
-			return fail(stderr, "occupancy", fmt.Errorf("--regs = %d: must be in [1, %d]", *regs, sim.MaxRegsPerThread))
+		if *regs < 1 || *regs > chips.MaxRegsPerThread {
+			return fail(stderr, "occupancy", fmt.Errorf("--regs = %d: must be in [1, %d]", *regs, chips.MaxRegsPerThread))
 		}
 		nRegs = *regs
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/metalsim/metalsim/accuracy"
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/hw"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
@@ -191,9 +192,9 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	case "markdown":
 		err = rep.WriteMarkdown(stdout)
 	case "doc":
-		var chips []*sim.Chip
-		if chips, err = sim.Chips(); err == nil {
-			err = rep.WriteAccuracyDoc(stdout, "go run ./cmd/simrun validate "+strings.Join(quoteArgs(args), " "), chips)
+		var chipList []*chips.Chip
+		if chipList, err = chips.All(); err == nil {
+			err = rep.WriteAccuracyDoc(stdout, "go run ./cmd/simrun validate "+strings.Join(quoteArgs(args), " "), chipList)
 		}
 	default:
 		err = rep.WriteText(stdout)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 )
@@ -117,7 +118,7 @@ func TestVariantFileFlag(t *testing.T) {
 	if err := fs.Parse([]string{"--variant", spec}); err != nil {
 		t.Fatal(err)
 	}
-	m5, err := sim.LookupChip("M5 10-core GPU")
+	m5, err := chips.Lookup("M5 10-core GPU")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,12 +189,12 @@ func TestOccupancyCommand(t *testing.T) {
 		}
 	}
 	// every chip, with a plot in both formats
-	chips, err := sim.Chips()
+	chipList, err := chips.All()
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for i, c := range chips {
+	for i, c := range chipList {
 		args := []string{"occupancy", "--chip", c.Name}
 		if i < 2 {
 			args = append(args, "--plot", filepath.Join(dir, []string{"a.png", "b.svg"}[i]))

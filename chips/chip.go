@@ -1,4 +1,4 @@
-package sim
+package chips
 
 import (
 	"bytes"
@@ -77,7 +77,7 @@ type ClassCost struct {
 	Latency Param  `json:"latency_clk"`
 }
 
-// Chip is one GPU described as data (sim/chips/*.json). Every number carries its
+// Chip is one GPU described as data (chips/data/*.json). Every number carries its
 // source; unknown or missing fields are errors that name the field.
 type Chip struct {
 	Name       string   `json:"name"`        // e.g. "M1 Pro 16-core GPU"
@@ -137,8 +137,8 @@ type Chip struct {
 
 	// Bins are the same chip sold with fewer GPU cores enabled (apple-gpu.md
 	// §1 lists two core counts for most chips). Each embedded bin is a chip
-	// of its own (Chips, LookupChip) that differs from this one only in what
-	// the bin gives; LoadChipFile returns the file's own chip.
+	// of its own (Chips, Lookup) that differs from this one only in what
+	// the bin gives; LoadFile returns the file's own chip.
 	Bins []Bin `json:"bins,omitempty"`
 
 	BarrierClk         Param `json:"barrier_clk"`          // threadgroup barrier: release after the last arrival
@@ -214,17 +214,24 @@ type CalibrationRow struct {
 }
 
 type classCost struct {
-	pipe    int
+	pipe    Pipe
 	issue   float64
 	latency float64
 }
 
-//go:embed chips/*.json
+// ClassTiming returns instruction class cl's pipe, its issue occupancy and its
+// latency in cycles, as Validate resolved them.
+func (c *Chip) ClassTiming(cl isa.Class) (pipe Pipe, issue, latency float64) {
+	cc := c.class[cl]
+	return cc.pipe, cc.issue, cc.latency
+}
+
+//go:embed data/*.json
 var chipFS embed.FS
 
-// Chips returns every embedded chip, sorted by name. Each call returns copies
+// All returns every embedded chip, sorted by name. Each call returns copies
 // of its own (Chip.Clone), which the caller may change.
-func Chips() ([]*Chip, error) {
+func All() ([]*Chip, error) {
 	chips, err := embeddedChips()
 	if err != nil {
 		return nil, err
@@ -242,17 +249,17 @@ func Chips() ([]*Chip, error) {
 var embeddedChips = sync.OnceValues(parseEmbeddedChips)
 
 func parseEmbeddedChips() ([]*Chip, error) {
-	entries, err := fs.ReadDir(chipFS, "chips")
+	entries, err := fs.ReadDir(chipFS, "data")
 	if err != nil {
 		return nil, err
 	}
 	var out []*Chip
 	for _, e := range entries {
-		data, err := chipFS.ReadFile(path.Join("chips", e.Name()))
+		data, err := chipFS.ReadFile(path.Join("data", e.Name()))
 		if err != nil {
 			return nil, err
 		}
-		c, err := ParseChip(data, e.Name())
+		c, err := Parse(data, e.Name())
 		if err != nil {
 			return nil, err
 		}
@@ -307,9 +314,9 @@ func (c *Chip) inherit(chips []*Chip) error {
 	return nil
 }
 
-// LookupChip finds an embedded chip by name or alias (case-insensitive; a
+// Lookup finds an embedded chip by name or alias (case-insensitive; a
 // leading "Apple " is ignored).
-func LookupChip(name string) (*Chip, error) {
+func Lookup(name string) (*Chip, error) {
 	chips, err := embeddedChips()
 	if err != nil {
 		return nil, err
@@ -333,14 +340,14 @@ func LookupChip(name string) (*Chip, error) {
 	return nil, fmt.Errorf("unknown chip %q (known: %s; or load one with --chip-file)", name, strings.Join(names, ", "))
 }
 
-// LoadChipFile reads a user's chip file; calibration_from may name an embedded
+// LoadFile reads a user's chip file; calibration_from may name an embedded
 // chip.
-func LoadChipFile(file string) (*Chip, error) {
+func LoadFile(file string) (*Chip, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	c, err := ParseChip(data, file)
+	c, err := Parse(data, file)
 	if err != nil {
 		return nil, err
 	}
@@ -356,9 +363,9 @@ func LoadChipFile(file string) (*Chip, error) {
 	return c, nil
 }
 
-// ParseChip decodes and validates one chip file. Unknown fields, missing fields,
+// Parse decodes and validates one chip file. Unknown fields, missing fields,
 // missing sources and out-of-range values are errors naming the field.
-func ParseChip(data []byte, file string) (*Chip, error) {
+func Parse(data []byte, file string) (*Chip, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var c Chip
@@ -508,17 +515,29 @@ func (c *Chip) rules() []paramRule {
 // pipeNames are the pipes a class may occupy.
 var pipeNames = []string{"fma", "ic", "tensor", "mem", "tgmem", "l1", "sync"}
 
-// Pipe indices used by the core model.
+// Pipe is what an instruction class occupies on a core: one of each
+// partition's pipes or a core-shared port (the core model's resources).
+type Pipe uint8
+
+// The pipes, in pipeNames' order.
 const (
-	pipeFMA = iota
-	pipeIC
-	pipeTensor
-	pipeMem
-	pipeTGMem
-	pipeL1
-	pipeSync
-	numPipes
+	PipeFMA    Pipe = iota // fma: integer, float and legacy MMA
+	PipeIC                 // ic: conversions
+	PipeTensor             // tensor: the 16x16x16 unit
+	PipeMem                // mem: device and constant accesses
+	PipeTGMem              // tgmem: the threadgroup-memory port
+	PipeL1                 // l1: the L1 port
+	PipeSync               // sync: barriers
+	NumPipes               // number of pipes (not a pipe)
 )
+
+// String returns the pipe's name in chip files.
+func (p Pipe) String() string {
+	if int(p) < len(pipeNames) {
+		return pipeNames[p]
+	}
+	return fmt.Sprintf("Pipe(%d)", uint8(p))
+}
 
 // Validate checks every field and resolves the class table.
 func (c *Chip) Validate() error {
@@ -588,7 +607,7 @@ func (c *Chip) Validate() error {
 		}
 		checkParam(field+".issue_clk", &cc.Issue, 0, 4096, false)
 		checkParam(field+".latency_clk", &cc.Latency, 0, 1e5, false)
-		c.class[cl] = classCost{pipe: pi, issue: cc.Issue.Value, latency: cc.Latency.Value}
+		c.class[cl] = classCost{pipe: Pipe(pi), issue: cc.Issue.Value, latency: cc.Latency.Value}
 	}
 	return errors.Join(errs...)
 }
@@ -606,7 +625,7 @@ func (c *Chip) Lanes() (fp32, fp16 float64) {
 // chip has a tensor unit (the mma16 class on the tensor pipe), else 0.
 func (c *Chip) TensorFlopsPerClock() float64 {
 	cc := c.class[isa.ClassMMA16]
-	if cc.pipe != pipeTensor || cc.issue <= 0 {
+	if cc.pipe != PipeTensor || cc.issue <= 0 {
 		return 0
 	}
 	return c.Schedulers.Value * 2 * 16 * 16 * 16 / cc.issue

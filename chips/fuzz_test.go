@@ -1,4 +1,4 @@
-package sim_test
+package chips_test
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
@@ -17,15 +18,15 @@ import (
 // empty half-tile.
 var fuzzProblem = tile.Problem{Experts: 4, Used: 2, M: 96, K: 256, Tokens: 40, TypeA: dequant.Q4_0}
 
-// FuzzParseChip: a chip file (--chip-file, read by LoadChipFile, which may take
+// FuzzParseChip: a chip file (--chip-file, read by LoadFile, which may take
 // calibrated values from an embedded chip) is either rejected with an error
 // that names the file, or accepted, and then the timing model runs on it: a
 // small problem on both paths and both engines gives finite, positive times
 // or a clear error (a kernel that does not fit the chip), never a panic, a
-// NaN or an endless loop. The seeds are every embedded chip (sim/chips) and
+// NaN or an endless loop. The seeds are every embedded chip (chips/data) and
 // the broken files of testdata/fuzz/FuzzParseChip.
 func FuzzParseChip(f *testing.F) {
-	files, err := filepath.Glob(filepath.Join("chips", "*.json"))
+	files, err := filepath.Glob(filepath.Join("data", "*.json"))
 	if err != nil || len(files) == 0 {
 		f.Fatalf("embedded chips: %v (%d files)", err, len(files))
 	}
@@ -41,10 +42,10 @@ func FuzzParseChip(f *testing.F) {
 		if err := os.WriteFile(file, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		c, err := sim.LoadChipFile(file)
+		c, err := chips.LoadFile(file)
 		if err != nil {
 			if c != nil {
-				t.Fatalf("LoadChipFile returned a chip with the error %v", err)
+				t.Fatalf("LoadFile returned a chip with the error %v", err)
 			}
 			if !strings.HasPrefix(err.Error(), "chip file "+file+": ") {
 				t.Fatalf("the error does not name the file: %v", err)

@@ -1,4 +1,4 @@
-package sim
+package chips
 
 import (
 	"os"
@@ -12,14 +12,14 @@ import (
 // calibration record, so it does not claim measurements of its own; without a
 // DRAM bandwidth of its own it takes the chip's fitted one, sourced to it.
 func TestBinOfCalibratedChip(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("chips", "m1-pro-16c.json"))
+	data, err := os.ReadFile(filepath.Join("data", "m1-pro-16c.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	bin := `"bins": [{"name": "M1 Pro 12-core GPU", "aliases": [], "cores": {"value": 12, "source": "what-if", "evidence": "E", "note": "a test bin"}}],
   "family":`
 	edited := strings.Replace(string(data), `"family":`, bin, 1)
-	c, err := ParseChip([]byte(edited), "bins.json")
+	c, err := Parse([]byte(edited), "bins.json")
 	if err != nil {
 		t.Fatal(err)
 	}
