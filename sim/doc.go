@@ -1,10 +1,10 @@
-// Package sim executes and times mul_mm_id programs on Apple GPUs. Chips are
-// data (embedded JSON files, or a user's, each number with its source). The
-// emulator runs a dispatch's programs for values; the timing model runs the
-// same programs' instruction streams on a core model (SIMD partitions, pipes,
-// shared ports, barriers, memory levels) through a calendar queue, either for
-// every threadgroup (the detailed engine) or for the distinct mixes of
-// resident threadgroups, cached, with the grid moved through threadgroup-level
-// events (the fast engine). It also derives occupancy from a program's
-// registers and threadgroup memory, and records timelines for traces.
+// Package sim predicts the time of matmul dispatches on Apple GPUs: a
+// Simulator turns a workload (tile.Workload: MUL_MAT_ID's map0 + mul_mm_id or
+// mul_mv_id, MUL_MAT's mul_mm, mul_mv or mul_mv_ext) into the grids of the
+// kernels llama.cpp dispatches, averages routing draws, adds map0 and the
+// dispatch boundaries, and reports µs, occupancy, utilisation, the limiter
+// and counters. It keeps what runs share (program builders, and through
+// package engine the occupancy, memory patterns and measured core mixes);
+// the engines themselves (the core model, the fast and detailed engines) are
+// package engine, chips are package chips.
 package sim

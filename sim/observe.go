@@ -29,27 +29,14 @@ func (s *Simulator) Observe(p tile.Problem, k tile.Kernel, chip *chips.Chip, see
 	if err != nil {
 		return nil, err
 	}
-	sh, err := s.share(g, chip)
-	if err != nil {
-		return nil, err
-	}
-	cores := int(chip.Cores.Value)
-	sink := &listenerSink{l: lis}
-	run := RunInfo{Chip: chip, Cores: cores, Problem: p, Kernel: k, Seed: seed, Plan: plan,
+	run := RunInfo{Chip: chip, Cores: int(chip.Cores.Value), Problem: p, Kernel: k, Seed: seed, Plan: plan,
 		Program: func(id int) *isa.Program {
 			prog, _ := g.TG(id)
 			return prog
-		},
-		DRAMBytesPerCycle: sh.m.dramBPC, State: sink}
-	if err := lis.Begin(run); err != nil {
+		}}
+	res, err := s.eng.Observe(g, chip, lis, run)
+	if err != nil {
 		return nil, err
-	}
-	dr := runDetailed(sh.m, newGridSource(g, sh), cores, sh.occ.TGsPerCore, lis, sink)
-	lis.End()
-	res := &GridResult{Occupancy: sh.occ, Registers: sh.regs, Cycles: dr.cycles, IdleSGCycles: dr.idleSG,
-		Utilization: dr.util, Instructions: dr.instr, Us: dr.cycles / chip.ClockMHz.Value}
-	for _, b := range dr.busy {
-		res.CoreBusyUs = append(res.CoreBusyUs, b/chip.ClockMHz.Value)
 	}
 	return res, nil
 }

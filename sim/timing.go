@@ -8,44 +8,53 @@ import (
 
 	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/engine"
 
 	"github.com/metalsim/metalsim/isa"
 	"github.com/metalsim/metalsim/routing"
 	"github.com/metalsim/metalsim/tile"
 )
 
-// Engine selects how the chip is simulated.
-type Engine uint8
-
-// The two timing engines. Both run the same programs on the same core model.
-const (
-	// Fast: threadgroup-level events over the chip; each core's throughput for a
-	// mix of resident threadgroups is measured once, instruction by instruction,
-	// and cached.
-	Fast Engine = iota
-	// Detailed: every simdgroup instruction of every threadgroup on every core,
-	// in one global time order (for validation and timelines).
-	Detailed
+// The timing engines and their types (package engine), as sim's API names
+// them.
+type (
+	// Engine selects how the chip is simulated: Fast or Detailed.
+	Engine = engine.Kind
+	// Grid is one compute dispatch as the timing engines consume it.
+	Grid = engine.Grid
+	// GridResult is the timing of one dispatch.
+	GridResult = engine.GridResult
+	// Utilization is the mean busy fraction of each resource while threadgroups ran.
+	Utilization = engine.Utilization
+	// Progress counts the threadgroups the engines have dispatched.
+	Progress = engine.Progress
+	// Listener receives the detailed engine's events (Observe).
+	Listener = engine.Listener
+	// RunInfo describes an observed run to its listener.
+	RunInfo = engine.RunInfo
+	// EngineState is what a listener may ask of the engine during an event.
+	EngineState = engine.EngineState
+	// SGState says where a simdgroup is.
+	SGState = engine.SGState
 )
 
-// String returns "fast" or "detailed".
-func (e Engine) String() string {
-	if e == Detailed {
-		return "detailed"
-	}
-	return "fast"
-}
+// The engines and simdgroup states.
+const (
+	Fast        = engine.Fast
+	Detailed    = engine.Detailed
+	SGRunning   = engine.SGRunning
+	SGAtBarrier = engine.SGAtBarrier
+	SGDone      = engine.SGDone
+)
+
+// LevelNames names the memory levels of Result.LevelBytes.
+var LevelNames = engine.LevelNames
 
 // ParseEngine maps "fast" or "detailed" to an Engine.
-func ParseEngine(s string) (Engine, error) {
-	switch s {
-	case "fast":
-		return Fast, nil
-	case "detailed":
-		return Detailed, nil
-	}
-	return 0, fmt.Errorf("unknown engine %q (allowed: fast, detailed)", s)
-}
+func ParseEngine(s string) (Engine, error) { return engine.ParseKind(s) }
+
+// WholeCycles rounds a cycle count up to whole cycles, as the core model does.
+func WholeCycles(x float64) int64 { return engine.WholeCycles(x) }
 
 // Options control a timing run.
 type Options struct {
@@ -150,9 +159,6 @@ type Result struct {
 	Sim SimStats
 }
 
-// Utilization is the mean busy fraction of each resource while threadgroups ran.
-type Utilization = utilization
-
 // SimStats is what the simulation itself cost. Unlike the rest of a Result it
 // depends on what ran before and alongside: a mix another run of the same
 // Simulator measured first costs this run nothing.
@@ -170,31 +176,16 @@ type SimStats struct {
 // It is safe for concurrent use; results do not depend on the order of runs.
 type Simulator struct {
 	mu       sync.Mutex
-	shared   map[shareKey]*shared
-	caches   map[string]*coreCache // by model.mixKey: chips with equal core models share their measured mixes
-	models   map[modelKey]*model
+	eng      *engine.Caches // occupancy, memory patterns and measured core mixes
 	builders map[builderKey]*tile.Builder
 	vecs     map[vecKey]*tile.VecBuilder // mat-vec kernels' builders (matmul.go)
 	mms      map[mmKey]*tile.MMBuilder   // dense mul_mm builders (matmul.go)
-	keeper   *coreKeeper                 // coarse measurements' core models, for all kernels' caches
 	progress *Progress                   // threadgroups dispatched, or nil
 }
 
 // SetProgress makes the simulator's later dispatches count their threadgroups
 // in p (nil: no counting). Set it before runs start.
 func (s *Simulator) SetProgress(p *Progress) { s.progress = p }
-
-type shareKey struct {
-	chip   *chips.Chip
-	kernel any
-}
-
-// modelKey identifies a chip's core model for a kernel's access pattern:
-// whether weights are read as tiles sets its DRAM rate.
-type modelKey struct {
-	chip  *chips.Chip
-	tiled bool
-}
 
 type builderKey struct {
 	kernel tile.Kernel
@@ -203,151 +194,28 @@ type builderKey struct {
 	k      int
 }
 
-// shared is what the runs of one kernel on one chip share: the model and the
-// measured core mixes (those of the chip's cache for the kernel's occupancy),
-// the programs' memory patterns (all safe for concurrent use) and the
-// occupancy.
-type shared struct {
-	m    *model
-	cc   *coreCache
-	occ  chips.Occupancy
-	regs isa.Registers
-	mems memTable
-}
-
-type memKey struct {
-	prog     *isa.Program
-	actReuse int
-}
-
 // NewSimulator returns an empty simulator.
 func NewSimulator() *Simulator {
-	return &Simulator{shared: map[shareKey]*shared{}, caches: map[string]*coreCache{}, models: map[modelKey]*model{}, builders: map[builderKey]*tile.Builder{},
-		vecs: map[vecKey]*tile.VecBuilder{}, mms: map[mmKey]*tile.MMBuilder{}, keeper: newCoreKeeper()}
+	return &Simulator{eng: engine.NewCaches(), builders: map[builderKey]*tile.Builder{},
+		vecs: map[vecKey]*tile.VecBuilder{}, mms: map[mmKey]*tile.MMBuilder{}}
+}
+
+// RunGrid times one dispatch on a chip with the chosen engine.
+func (s *Simulator) RunGrid(g *Grid, chip *chips.Chip, kind Engine) (*GridResult, error) {
+	s.progress.Begin(g.Launched)
+	return s.runGrid(g, chip, kind)
+}
+
+// runGrid is RunGrid for a dispatch whose threadgroups the caller has already
+// counted in the progress total.
+func (s *Simulator) runGrid(g *Grid, chip *chips.Chip, kind Engine) (*GridResult, error) {
+	return s.eng.Run(g, chip, kind, s.progress)
 }
 
 // Simulate predicts the time of one MUL_MAT_ID (map0 + mul_mm_id) on a chip with
 // a fresh Simulator.
 func Simulate(p tile.Problem, k tile.Kernel, chip *chips.Chip, opt Options) (*Result, error) {
 	return NewSimulator().Run(p, k, chip, opt)
-}
-
-// Grid is one compute dispatch as the timing engines consume it: the
-// threadgroups in dispatch order, each with its program.
-type Grid struct {
-	// Kernel is a comparable key of the kernel and its operand types: grids
-	// with equal keys on one chip share programs, memory patterns and the
-	// occupancy (measured core mixes are shared by content, across kernels).
-	Kernel any
-	// Shape holds the programs whose registers and threadgroup memory set the
-	// occupancy: the compiled kernel has one register count, the largest of
-	// its branches.
-	Shape    []*isa.Program
-	Launched int
-	// TG returns threadgroup i's program and whether its weights were just read
-	// by a neighbouring threadgroup (so they come from a cache). It may keep a
-	// memo, so a grid is used by one goroutine at a time.
-	TG func(i int) (prog *isa.Program, repeat bool)
-	// ActReuse is how many threadgroups read the same activation rows.
-	ActReuse int
-	// Loop, if set, maps a program to the program whose k-loop stands for it
-	// in core-mix measurements (fewer distinct loops, fewer mixes to measure);
-	// DRAM traffic and overheads stay the program's own.
-	Loop func(*isa.Program) *isa.Program
-	// TiledWeights says the kernel reads weights as tiles (the mm kernels),
-	// which achieve the chip's tiled_dram_efficiency of its DRAM bandwidth;
-	// grids with equal Kernel keys must agree on it.
-	TiledWeights bool
-}
-
-// GridResult is the timing of one dispatch.
-type GridResult struct {
-	LevelBytes   [4]float64 // device bytes per memory level (LevelNames)
-	DRAMBytes    float64    // bytes moved over the DRAM channel
-	Cycles       float64
-	Us           float64
-	IdleSGCycles float64
-	Utilization  Utilization
-	CoreBusyUs   []float64 // per core: when its last threadgroup finished
-	Occupancy    chips.Occupancy
-	Registers    isa.Registers
-	Instructions int64 // simdgroup instructions simulated in detail
-	Events       int64 // threadgroup-level events (fast engine)
-}
-
-// share returns the state shared by grids of one kernel on one chip, deriving
-// the occupancy from the grid's shape programs.
-func (s *Simulator) share(g *Grid, chip *chips.Chip) (*shared, error) {
-	key := shareKey{chip, g.Kernel}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if sh, ok := s.shared[key]; ok {
-		return sh, nil
-	}
-	if len(g.Shape) == 0 {
-		return nil, fmt.Errorf("grid of %v: no shape program", g.Kernel)
-	}
-	shape := tile.ShapeOf(g.Shape)
-	regs := shape.Registers
-	occ, err := chips.OccupancyFor(chip, shape.Threads, regs.Total, shape.TGMemoryBytes)
-	if err != nil {
-		return nil, err
-	}
-	mk := modelKey{chip, g.TiledWeights}
-	m := s.models[mk]
-	if m == nil {
-		m = newModel(chip, g.TiledWeights)
-		s.models[mk] = m
-	}
-	ck := m.mixKey(occ.TGsPerCore)
-	cc := s.caches[ck]
-	if cc == nil {
-		cc = newCoreCache(m, occ.TGsPerCore)
-		cc.keeper = s.keeper
-		s.caches[ck] = cc
-	}
-	sh := &shared{m: m, cc: cc, occ: occ, regs: regs}
-	s.shared[key] = sh
-	return sh, nil
-}
-
-// RunGrid times one dispatch on a chip with the chosen engine.
-func (s *Simulator) RunGrid(g *Grid, chip *chips.Chip, engine Engine) (*GridResult, error) {
-	s.progress.begin(g.Launched)
-	return s.runGrid(g, chip, engine)
-}
-
-// runGrid is RunGrid for a dispatch whose threadgroups the caller has already
-// counted in the progress total.
-func (s *Simulator) runGrid(g *Grid, chip *chips.Chip, engine Engine) (*GridResult, error) {
-	sh, err := s.share(g, chip)
-	if err != nil {
-		return nil, err
-	}
-	res := &GridResult{Occupancy: sh.occ, Registers: sh.regs}
-	cores := int(chip.Cores.Value)
-	src := newGridSource(g, sh)
-	src.progress = s.progress
-	defer s.progress.end(src.len())
-	var busy []float64
-	switch engine {
-	case Detailed:
-		dr := runDetailed(sh.m, src, cores, sh.occ.TGsPerCore, nil, nil)
-		res.Cycles, res.IdleSGCycles, res.Utilization, busy = dr.cycles, dr.idleSG, dr.util, dr.busy
-		res.LevelBytes, res.DRAMBytes = dr.levels, dr.dram
-		res.Instructions += dr.instr
-	default:
-		fr := runFast(src.view, src, cores, sh.occ.TGsPerCore, sh.m.dramBPC/chip.Cores.Value)
-		res.Cycles, res.IdleSGCycles, res.Utilization, busy = fr.cycles, fr.idleSG, fr.util, fr.busy
-		res.LevelBytes, res.DRAMBytes = fr.levels, fr.traffic
-		res.Events = fr.events
-	}
-	res.Instructions += src.view.instr
-	res.Us = res.Cycles / chip.ClockMHz.Value
-	for _, b := range busy {
-		res.CoreBusyUs = append(res.CoreBusyUs, b/chip.ClockMHz.Value)
-	}
-	return res, nil
 }
 
 // builder returns the (shared) program builder of a kernel for a problem's types.
@@ -376,16 +244,7 @@ func (s *Simulator) MulMMIDGrid(p tile.Problem, k tile.Kernel, tpe []int32) (*Gr
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	g := &Grid{
-		TiledWeights: true,
-		Kernel:       builderKey{k, p.TypeA, p.HalfB, p.K},
-		Shape:        b.ShapePrograms(),
-		Launched:     plan.Launched(),
-		ActReuse:     plan.Grid[1],
-		TG:           plan.Threadgroups(b),
-		Loop:         b.LoopProgram,
-	}
-	return g, plan, b, nil
+	return engine.PlanGrid(plan, b, builderKey{k, p.TypeA, p.HalfB, p.K}), plan, b, nil
 }
 
 // Run predicts the time of one MUL_MAT_ID (map0 + mul_mm_id) on a chip: the
@@ -453,10 +312,10 @@ func (s *Simulator) runDraws(mean *drawMean, chip *chips.Chip, grid func(d int) 
 		// the progress total holds every draw from the first on (draws of
 		// one problem launch the same grid), so the line never goes back
 		if d == 0 {
-			s.progress.begin(n * g.Launched)
+			s.progress.Begin(n * g.Launched)
 			first = g.Launched
 		} else {
-			s.progress.begin(g.Launched - first)
+			s.progress.Begin(g.Launched - first)
 		}
 		wg.Add(1)
 		go func() {
@@ -486,7 +345,7 @@ func (s *Simulator) runDraws(mean *drawMean, chip *chips.Chip, grid func(d int) 
 type drawMean struct {
 	res                *Result
 	sumCycles, sumIdle float64
-	util               utilization
+	util               Utilization
 }
 
 // add records draw d (counted from 0) of res.Draws.
@@ -505,7 +364,7 @@ func (m *drawMean) add(d int, counters tile.Counters, gr *GridResult) {
 		res.LevelBytes[l] += gr.LevelBytes[l] / n
 	}
 	res.DRAMBytes += gr.DRAMBytes / n
-	m.util.addScaled(gr.Utilization, 1/n)
+	m.util.AddScaled(gr.Utilization, 1/n)
 }
 
 // done writes the means once every draw is added.
@@ -549,127 +408,4 @@ func (s *Simulator) map0(p tile.Problem, chip *chips.Chip) (*GridResult, error) 
 		TG: func(int) (*isa.Program, bool) { return prog, false }}
 	// a lone threadgroup: the detailed engine is exact and cheap here
 	return s.RunGrid(g, chip, Detailed)
-}
-
-// gridSource adapts a grid to the engines. It remembers the class ids and
-// memory patterns it looked up, so a run locks the shared tables once per
-// program, not once per threadgroup.
-type gridSource struct {
-	g         *Grid
-	view      *cacheView
-	mems      *memTable
-	classes   map[tgKey]int // this grid's classes: its memory patterns and k-loops are fixed per program
-	local     map[*isa.Program]*progMem
-	shapeSigs []string // loop-body signatures of g.Shape, computed on demand
-	last      tgKey    // the key class looked up last, and its id
-	lastID    int
-	progress  *Progress // counts the dispatched threadgroups, or nil
-}
-
-// tgKey is what tells a grid's threadgroups apart for timing: the program and
-// whether its weights come from a cache (within one grid the rest of a class,
-// its memory pattern and k-loop, follows from the program).
-type tgKey struct {
-	prog   *isa.Program
-	repeat bool
-}
-
-func newGridSource(g *Grid, sh *shared) *gridSource {
-	return &gridSource{g: g, view: newCacheView(sh.cc), mems: &sh.mems,
-		classes: map[tgKey]int{}, local: map[*isa.Program]*progMem{}, shapeSigs: make([]string, len(g.Shape))}
-}
-
-func (g *gridSource) len() int { return g.g.Launched }
-
-func (g *gridSource) context(i int) (*isa.Program, bool, *progMem) {
-	g.progress.dispatched(i)
-	prog, repeat := g.g.TG(i)
-	return prog, repeat, g.mem(prog)
-}
-
-func (g *gridSource) class(i int) int {
-	g.progress.dispatched(i)
-	prog, rep := g.g.TG(i)
-	k := tgKey{prog, rep}
-	if k == g.last {
-		return g.lastID // runs of early exits, of a row tile's token tiles
-	}
-	if id, ok := g.classes[k]; ok {
-		g.last, g.lastID = k, id
-		return id
-	}
-	mem := g.mem(prog)
-	loop, loopMem := prog, mem
-	if g.g.Loop != nil {
-		loop = g.g.Loop(prog)
-		loopMem = g.mem(loop)
-	} else if sp := g.standIn(prog, mem); sp != nil {
-		loop, loopMem = sp, g.mem(sp)
-	}
-	id, n := g.view.cc.class(prog, rep, mem, loop, loopMem)
-	g.view.instr += n
-	g.classes[k] = id
-	return id
-}
-
-// standIn returns, for a grid without a Loop map, the shape program whose
-// k-loop stands for prog's in core mixes: one with the same loop body and
-// weight-line pattern (an edge tile whose loop times like the interior
-// tile's), or nil when prog's own loop must be measured. The choice depends
-// on the grid alone, never on which tiles a run met first.
-func (g *gridSource) standIn(prog *isa.Program, mem *progMem) *isa.Program {
-	if prog.Exit {
-		return nil
-	}
-	var sig string
-	for i, sp := range g.g.Shape {
-		if sp == prog {
-			return nil
-		}
-		if sp.Exit || !mem.sameLines(g.mem(sp)) {
-			continue
-		}
-		if sig == "" {
-			sig = sectionSignature(prog, isa.SecBody, false)
-		}
-		if g.shapeSigs[i] == "" {
-			g.shapeSigs[i] = sectionSignature(sp, isa.SecBody, false)
-		}
-		if g.shapeSigs[i] == sig {
-			return sp
-		}
-	}
-	return nil
-}
-
-func (g *gridSource) mem(prog *isa.Program) *progMem {
-	if mem, ok := g.local[prog]; ok {
-		return mem
-	}
-	mem := g.mems.get(prog, g.g.ActReuse)
-	g.local[prog] = mem
-	return mem
-}
-
-// memTable holds the memory patterns of a kernel's programs (one per program
-// and activation reuse, so equal patterns are one object). Safe for
-// concurrent use.
-type memTable struct {
-	mu sync.Mutex
-	m  map[memKey]*progMem
-}
-
-func (t *memTable) get(prog *isa.Program, actReuse int) *progMem {
-	key := memKey{prog, actReuse}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	mem := t.m[key]
-	if mem == nil {
-		mem = newProgMem(prog, actReuse)
-		if t.m == nil {
-			t.m = map[memKey]*progMem{}
-		}
-		t.m[key] = mem
-	}
-	return mem
 }

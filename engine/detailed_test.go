@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"reflect"
@@ -36,12 +36,16 @@ func TestDetailedRunAheadIsExact(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := tile.Problem{Experts: 16, Used: 4, M: 256, K: 512, Tokens: 96, TypeA: dequant.IQ2_XS}
-		s := NewSimulator()
-		g, _, _, err := s.MulMMIDGrid(p, tc.k, tile.UniformCounts(p, 7))
+		b, err := tile.NewBuilder(p, tc.k)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sh, err := s.share(g, chip)
+		plan, err := tile.NewPlan(p, tc.k, tile.UniformCounts(p, 7))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := PlanGrid(plan, b, tc.k)
+		sh, err := NewCaches().share(g, chip)
 		if err != nil {
 			t.Fatal(err)
 		}

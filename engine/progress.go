@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import "sync/atomic"
 
@@ -20,8 +20,8 @@ func (p *Progress) Counts() (done, total int64) {
 // progressStep is how many threadgroups a dispatch reports at a time.
 const progressStep = 1 << 14
 
-// begin counts a dispatch of n threadgroups in the total.
-func (p *Progress) begin(n int) {
+// Begin counts a dispatch of n threadgroups in the total.
+func (p *Progress) Begin(n int) {
 	if p != nil {
 		p.total.Add(int64(n))
 	}

@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import "testing"
 
@@ -8,7 +8,7 @@ func TestProgressSteps(t *testing.T) {
 	var p Progress
 	var want int64
 	for _, n := range []int{0, 1, progressStep - 1, progressStep, progressStep + 1, 3*progressStep + 7} {
-		p.begin(n)
+		p.Begin(n)
 		for i := 0; i < n; i++ {
 			p.dispatched(i)
 			if done, _ := p.Counts(); done > want+int64(i)+1 {
@@ -22,7 +22,7 @@ func TestProgressSteps(t *testing.T) {
 		}
 	}
 	var none *Progress // a simulator without a Progress
-	none.begin(5)
+	none.Begin(5)
 	none.dispatched(progressStep - 1)
 	none.end(5)
 }

@@ -1,4 +1,4 @@
-package sim
+package engine
 
 // The dispatch policy both engines share (apple-gpu.md §8): threadgroups
 // leave in linear index order; a first wave fills the cores round-robin, one

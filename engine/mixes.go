@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"fmt"
@@ -83,7 +83,8 @@ type utilization struct {
 	FMA, IC, Tensor, TGMem, L1, DRAM, Issue float64
 }
 
-func (u *utilization) addScaled(o utilization, w float64) {
+// AddScaled adds w times o to u.
+func (u *utilization) AddScaled(o utilization, w float64) {
 	u.FMA += w * o.FMA
 	u.IC += w * o.IC
 	u.Tensor += w * o.Tensor

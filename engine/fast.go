@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"math"
@@ -139,7 +139,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 		if d := t - c.mixSince; d > 0 && c.mix != nil {
 			r := c.mix
 			c.comp.use += d
-			res.util.addScaled(r.util, d)
+			res.util.AddScaled(r.util, d)
 			res.idleSG += r.idleSG * d
 			res.dramBytes += c.demand * scale * c.effective(c.mixSince, t)
 			wsum += d
@@ -314,7 +314,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 	if wsum > 0 {
 		u := res.util
 		res.util = utilization{}
-		res.util.addScaled(u, 1/wsum)
+		res.util.AddScaled(u, 1/wsum)
 	}
 	if res.cycles > 0 {
 		res.util.DRAM = res.dramBytes / (res.cycles * bw)

@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"math"
@@ -141,7 +141,7 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, lis Listener,
 			res.levels[l] += core.stats.levelBytes[l]
 		}
 		if res.busy[ci] > 0 {
-			res.util.addScaled(core.utilization(res.busy[ci]), 1/float64(cores))
+			res.util.AddScaled(core.utilization(res.busy[ci]), 1/float64(cores))
 		}
 	}
 	// the core-level DRAM share in utilization() assumes a per-core channel;

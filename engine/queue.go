@@ -1,4 +1,4 @@
-package sim
+package engine
 
 // eventQueue is the engines' one event queue: at most one pending event per
 // id, ordered by time and then by id (so equal times resolve the same way in
