@@ -74,10 +74,7 @@ func (p DenseProblem) Validate() error {
 // String renders the problem in test-backend-ops' vars syntax (the plain-case
 // keys only).
 func (p DenseProblem) String() string {
-	tb := "f32"
-	if p.HalfB {
-		tb = "f16"
-	}
+	tb := ActivationName(p.HalfB)
 	return fmt.Sprintf("type_a=%s,type_b=%s,m=%d,n=%d,k=%d", p.TypeA, tb, p.M, p.N, p.K)
 }
 

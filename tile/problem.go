@@ -73,10 +73,7 @@ func (p Problem) Validate() error {
 
 // String renders the problem in test-backend-ops' vars syntax.
 func (p Problem) String() string {
-	tb, b := "f32", 0
-	if p.HalfB {
-		tb = "f16"
-	}
+	tb, b := ActivationName(p.HalfB), 0
 	if p.Broadcast {
 		b = 1
 	}
