@@ -33,7 +33,7 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, lis Listener,
 	dram := &dramServer{bytesPerClk: m.dramBPC}
 	wl, al := cacheLevels(m, tgsPerCore)
 	cs := make([]*coreSim, cores)
-	fronts := make([]frontEnd[int64], cores)
+	fronts := make([]frontEnd, cores)
 	for i := range cs {
 		cs[i] = newCoreSim(m)
 		cs[i].dram = dram
@@ -52,7 +52,8 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, lis Listener,
 			return
 		}
 		prog, rep, mem := src.context(i)
-		begin, start := fronts[ci].launch(t, int64(prog.NSG)*m.launch)
+		b, st := fronts[ci].launch(timeOf(t), timeOf(int64(prog.NSG)*m.launch))
+		begin, start := cyclesOf(b), cyclesOf(st)
 		if start > begin {
 			cs[ci].addStall(begin, start)
 		}
@@ -70,9 +71,9 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, lis Listener,
 	// share nothing that moves another core's queue: a DRAM transfer's
 	// completion is fixed when it is issued), so each core's key is computed
 	// once per turn
-	q := newEventQueue[int64](cores)
+	q := newEventQueue(cores)
 	for ci, core := range cs {
-		q.set(int32(ci), core.nextTime())
+		q.set(int32(ci), timeOf(core.nextTime()))
 	}
 	res := detailedResult{busy: make([]float64, cores)}
 	// a core whose threadgroup finished after its turn (it ran ahead) waits
@@ -83,7 +84,7 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, lis Listener,
 		id, key := q.peek()
 		ci := int(id)
 		core := cs[ci]
-		if key == math.MaxInt64 {
+		if math.IsInf(key, 1) {
 			break // the earliest core has nothing left: all cores are done
 		}
 		// The earliest core's shared events (every issue, with a trace) go on
@@ -92,7 +93,7 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, lis Listener,
 		// global order without a queue step per event.
 		rt, rc := int64(math.MaxInt64), cores
 		if rid, rkey, ok := q.runnerUp(); ok {
-			rt, rc = rkey, int(rid)
+			rt, rc = cyclesOf(rkey), int(rid)
 		}
 		stop := false
 		limit := rt // a tie goes to the lower core index
@@ -131,7 +132,7 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, lis Listener,
 		if waiting[ci] {
 			next = core.q.now // the finish's turn
 		}
-		q.set(id, next)
+		q.set(id, timeOf(next))
 	}
 	for ci, core := range cs {
 		res.cycles = math.Max(res.cycles, res.busy[ci])

@@ -28,12 +28,12 @@ func firstWave(cores, slots int, fill func(core, slot int)) {
 }
 
 // frontEnd is a core's serial threadgroup launcher.
-type frontEnd[T int64 | float64] struct{ free T }
+type frontEnd struct{ free Time }
 
 // launch launches a threadgroup that may start at t and takes cost cycles of
 // the front end: it returns when the launch begins (when the front end is
 // free) and when the threadgroup starts.
-func (f *frontEnd[T]) launch(t, cost T) (begin, start T) {
+func (f *frontEnd) launch(t, cost Time) (begin, start Time) {
 	begin = max(f.free, t)
 	start = begin + cost
 	f.free = start

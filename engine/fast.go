@@ -38,7 +38,7 @@ type slot struct {
 // k-looping threadgroup of period P needs P work-clock cycles per step.
 type fastCore struct {
 	slots    []slot
-	front    frontEnd[float64]
+	front    frontEnd
 	mixSince float64
 	mix      *mixResult // the mix its k-looping threadgroups run, nil if none
 	comp     *runMix    // the composition mix was read for
@@ -126,7 +126,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 	// event ids: core ci's k-loop end is ci*(tgsPerCore+1), its slot s one more than s
 	// events (eventQueue) are numbered cores first and, within a core, its
 	// k-loop end before its slots, so equal times resolve as (core, slot)
-	evq := newEventQueue[float64](cores * (tgsPerCore + 1))
+	evq := newEventQueue(cores * (tgsPerCore + 1))
 	coreEvent := func(ci int) int32 { return int32(ci * (tgsPerCore + 1)) }
 	queue := dispatchQueue{n: src.len()}
 	res := fastResult{busy: make([]float64, cores), launched: int64(queue.n)}
