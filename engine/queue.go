@@ -34,7 +34,7 @@ func cyclesOf(t Time) int64 {
 // events by it, the detailed engine its cores.
 type eventQueue struct {
 	heap []qEvent // a binary min-heap
-	pos  []int32     // each id's index in heap, -1 when it has no pending event
+	pos  []int32  // each id's index in heap, -1 when it has no pending event
 }
 
 type qEvent struct {
