@@ -117,7 +117,8 @@ func (s *Simulator) MulMVIDGrid(p tile.Problem, ids []int32, chip *chips.Chip) (
 }
 
 // DenseGrid returns the dispatch of kernel kern (mul_mm, mul_mv or
-// mul_mv_ext) for a MUL_MAT; mul_mm runs kernel k's variant on its path.
+// mul_mv_ext) for a MUL_MAT, with one z plane per matmul of a batched
+// problem; mul_mm runs kernel k's variant on its path.
 func (s *Simulator) DenseGrid(p tile.DenseProblem, kern tile.MetalKernel, k tile.Kernel, chip *chips.Chip) (*Grid, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -126,19 +127,29 @@ func (s *Simulator) DenseGrid(p tile.DenseProblem, kern tile.MetalKernel, k tile
 		return nil, err
 	}
 	rb, _ := p.TypeA.RowBytes(p.K)
+	// a batched problem's z planes run one after the other; a plane whose
+	// weight matrix the previous plane read (a broadcast batch) finds it in
+	// the SLC when it fits
+	fits := float64(p.M)*float64(rb) <= chip.SLCBytes.Value
+	planeRepeat := func(z int) bool { return z%p.PerMatrix() != 0 && fits }
 	if kern == tile.KernelMulMM {
 		b, err := s.mmBuilder(p, k)
 		if err != nil {
 			return nil, err
 		}
 		g := b.Grid()
+		plane := g[0] * g[1]
+		tg := b.Threadgroups()
 		return &Grid{
 			TiledWeights: true,
 			Kernel:       mmKey{p, b.Kernel},
 			Shape:        b.ShapePrograms(),
-			Launched:     g[0] * g[1],
+			Launched:     plane * g[2],
 			ActReuse:     g[1],
-			TG:           b.Threadgroups(),
+			TG: func(i int) (*isa.Program, bool) {
+				prog, rep := tg(i % plane)
+				return prog, rep || planeRepeat(i/plane)
+			},
 		}, nil
 	}
 	v, err := tile.DenseVecKernel(p, kern)
@@ -151,8 +162,8 @@ func (s *Simulator) DenseGrid(p tile.DenseProblem, kern tile.MetalKernel, k tile
 	}
 	R, T := vb.Kernel.RowsPerTG(), vb.Kernel.Tokens
 	gx, gy := ceilDiv(p.M, R), ceilDiv(p.N, T)
+	plane := gx * gy
 	// the next token block re-reads the whole matrix: from the SLC if it fits
-	fits := float64(p.M)*float64(rb) <= chip.SLCBytes.Value
 	progs := make([]*isa.Program, 0, 4)
 	ctx := func(x, y int) tile.Context { return vb.Context(min(R, p.M-x*R), min(T, p.N-y*T)) }
 	for _, c := range []tile.Context{ctx(0, 0), ctx(gx-1, 0), ctx(0, gy-1), ctx(gx-1, gy-1)} {
@@ -161,10 +172,11 @@ func (s *Simulator) DenseGrid(p tile.DenseProblem, kern tile.MetalKernel, k tile
 	return &Grid{
 		Kernel:   vecKey{vb.Kernel, p.TypeA, p.HalfB, p.K},
 		Shape:    progs[:1],
-		Launched: gx * gy,
+		Launched: plane * p.Batches(),
 		ActReuse: gx,
 		TG: func(i int) (*isa.Program, bool) {
-			x, y := i%gx, i/gx
+			z, in := i/plane, i%plane
+			x, y := in%gx, in/gx
 			j := 0
 			if x == gx-1 {
 				j++
@@ -172,7 +184,7 @@ func (s *Simulator) DenseGrid(p tile.DenseProblem, kern tile.MetalKernel, k tile
 			if y == gy-1 {
 				j += 2
 			}
-			return progs[j], y > 0 && fits
+			return progs[j], y > 0 && fits || planeRepeat(z)
 		},
 	}, nil
 }

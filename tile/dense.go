@@ -41,23 +41,46 @@ import (
 //     problems are rejected with an error naming k.
 const denseSetupInts = 16
 
-// DenseProblem is one MUL_MAT of a weight matrix and a batch of activation
-// rows without broadcasting (test-backend-ops bs=[1,1], nr=[1,1],
-// per=[0,1,2,3], v=0): dst[j][i] = Σ_k W[i][k] · src1[j][k].
+// DenseProblem is one MUL_MAT of Batch weight matrices, each multiplying
+// Broadcast batches of activation rows (test-backend-ops bs=[Batch,1],
+// nr=[Broadcast,1], per=[0,1,2,3], v=0): dst[z][j][i] = Σ_k W[z/Broadcast][i][k]
+// · src1[z][j][k] for z < Batch·Broadcast. Zero Batch or Broadcast mean 1, the
+// plain matmul; attention's KQ and KQV products are batched over heads, with a
+// KV head's matrix broadcast to its query heads.
 type DenseProblem struct {
 	M     int          // ne01 [m]: weight rows (dst rows)
 	N     int          // ne11 [n]: activation rows (tokens)
 	K     int          // ne00 [k]: reduction length
 	TypeA dequant.Type // [type_a]: weight type
 	HalfB bool         // [type_b=f16]: activations are f16 instead of f32
+	// Batch is ne02 [bs]: weight matrices (0 or 1: one).
+	Batch int
+	// Broadcast is ne12/ne02 [nr]: activation batches per weight matrix (0 or
+	// 1: one).
+	Broadcast int
 }
+
+// MaxBatch bounds a dense problem's Batch and Broadcast.
+const MaxBatch = 1 << 16
+
+// Matrices returns the weight matrices (Batch, at least 1).
+func (p DenseProblem) Matrices() int { return max(1, p.Batch) }
+
+// PerMatrix returns the activation batches per weight matrix (Broadcast, at
+// least 1).
+func (p DenseProblem) PerMatrix() int { return max(1, p.Broadcast) }
+
+// Batches returns the matmuls of the problem, the dispatch grid's z extent
+// (ne12·ne13).
+func (p DenseProblem) Batches() int { return p.Matrices() * p.PerMatrix() }
 
 // Validate reports the first field outside its allowed range.
 func (p DenseProblem) Validate() error {
 	for _, c := range []struct {
 		name      string
 		v, lo, hi int
-	}{{"m", p.M, 1, MaxDim}, {"n", p.N, 1, MaxTokens}, {"k", p.K, 1, MaxDim}} {
+	}{{"m", p.M, 1, MaxDim}, {"n", p.N, 1, MaxTokens}, {"k", p.K, 1, MaxDim},
+		{"bs (batch)", p.Batch, 0, MaxBatch}, {"nr (broadcast)", p.Broadcast, 0, MaxBatch}} {
 		if c.v < c.lo || c.v > c.hi {
 			return fmt.Errorf("problem: %s = %d: must be in [%d, %d]", c.name, c.v, c.lo, c.hi)
 		}
@@ -72,15 +95,20 @@ func (p DenseProblem) Validate() error {
 }
 
 // String renders the problem in test-backend-ops' vars syntax (the plain-case
-// keys only).
+// keys, and bs and nr when the problem is batched).
 func (p DenseProblem) String() string {
-	tb := ActivationName(p.HalfB)
-	return fmt.Sprintf("type_a=%s,type_b=%s,m=%d,n=%d,k=%d", p.TypeA, tb, p.M, p.N, p.K)
+	s := fmt.Sprintf("type_a=%s,type_b=%s,m=%d,n=%d,k=%d", p.TypeA, ActivationName(p.HalfB), p.M, p.N, p.K)
+	if p.Batches() > 1 {
+		s += fmt.Sprintf(",bs=[%d,1],nr=[%d,1]", p.Matrices(), p.PerMatrix())
+	}
+	return s
 }
 
 // FLOPs returns the floating-point operations test-backend-ops credits the case
-// with: 2·m·n·k.
-func (p DenseProblem) FLOPs() float64 { return 2 * float64(p.M) * float64(p.N) * float64(p.K) }
+// with: 2·m·n·k per matmul.
+func (p DenseProblem) FLOPs() float64 {
+	return 2 * float64(p.M) * float64(p.N) * float64(p.K) * float64(p.Batches())
+}
 
 // MMBuilder makes the programs of the dense kernel_mul_mm for one problem
 // and one kernel variant on one path, and caches them by tile context. It is
@@ -169,10 +197,11 @@ func (b *MMBuilder) TileShape() (nr0, nr1 int) { return b.geom.NR0, b.geom.NR1 }
 // Steps returns the k-steps of a tile.
 func (b *MMBuilder) Steps() int { return b.Problem.K / b.geom.NK }
 
-// Grid returns the dispatch grid (x = token tiles, y = row tiles, z = 1).
+// Grid returns the dispatch grid (x = token tiles, y = row tiles, z = the
+// problem's matmuls).
 func (b *MMBuilder) Grid() [3]int {
 	nr0, nr1 := b.TileShape()
-	return [3]int{ceilDiv(b.Problem.N, nr1), ceilDiv(b.Problem.M, nr0), 1}
+	return [3]int{ceilDiv(b.Problem.N, nr1), ceilDiv(b.Problem.M, nr0), b.Problem.Batches()}
 }
 
 // Context returns the tile context of threadgroup (x, y): Repeat when an earlier
@@ -196,8 +225,9 @@ func (b *MMBuilder) ShapePrograms() []*isa.Program {
 	return shape
 }
 
-// Threadgroups returns threadgroup i's program (by dispatch order, x fastest)
-// and whether an earlier token tile of its row tile read the same weights.
+// Threadgroups returns threadgroup i of one matmul (z plane) of the grid:
+// its program (by dispatch order, x fastest) and whether an earlier token tile
+// of its row tile read the same weights.
 func (b *MMBuilder) Threadgroups() func(i int) (*isa.Program, bool) {
 	g := b.Grid()
 	return func(i int) (*isa.Program, bool) {
@@ -339,8 +369,8 @@ type DenseTile struct {
 	Context
 }
 
-// Tiles returns the dispatch's threadgroups in dispatch order (token tiles
-// fastest, then row tiles).
+// Tiles returns the threadgroups of one matmul (z plane) in dispatch order
+// (token tiles fastest, then row tiles).
 func (b *MMBuilder) Tiles() []DenseTile {
 	g := b.Grid()
 	nr0, nr1 := b.TileShape()
