@@ -37,6 +37,16 @@ func ReadGGUF(path string) (m *Model, err error) {
 			m, err = nil, fmt.Errorf("gguf %s: malformed file: %v", path, r)
 		}
 	}()
+	f, err := openGGUF(path)
+	if err != nil {
+		return nil, err
+	}
+	return modelFromGGUF(path, f)
+}
+
+// openGGUF parses a GGUF file's header; the caller recovers the parser's
+// panics.
+func openGGUF(path string) (*gguf.GGUFFile, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("gguf: %w", err)
@@ -56,7 +66,7 @@ func ReadGGUF(path string) (m *Model, err error) {
 		}
 		return nil, fmt.Errorf("gguf %s: %w", path, err)
 	}
-	return modelFromGGUF(path, f)
+	return f, nil
 }
 
 func modelFromGGUF(path string, f *gguf.GGUFFile) (*Model, error) {
@@ -188,16 +198,6 @@ func expertTensors(f *gguf.GGUFFile) (int, []ExpertTensor, error) {
 		return l, out, nil
 	}
 	return 0, nil, fmt.Errorf("no layer has all of blk.N.ffn_gate_exps.weight, blk.N.ffn_up_exps.weight and blk.N.ffn_down_exps.weight (not a MoE model, or fused expert tensors)")
-}
-
-// ggmlTypeName returns ggml's name of a tensor type: lower case except the
-// K-quant suffix (q4_K), as ggml_type_name prints it.
-func ggmlTypeName(t gguf.GGMLType) string {
-	s := strings.ToLower(t.String())
-	if strings.HasSuffix(s, "_k") {
-		s = s[:len(s)-2] + "_K"
-	}
-	return s
 }
 
 // intValue converts an integer metadata value.

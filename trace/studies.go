@@ -47,7 +47,7 @@ func mmaCount(s study.CompareSide) string {
 func WriteModelHeader(w io.Writer, m *models.Model) {
 	fmt.Fprintf(w, "model %s: %d experts, top-%d, hidden %d, expert FFN %d (%s)\n", m.Name, m.Experts, m.Used, m.Hidden, m.FFN, m.Source)
 	if len(m.Unverified) > 0 {
-		fmt.Fprintf(w, "  unverified: %s (written from memory of the source, not checked: verify before relying on them)\n", strings.Join(m.Unverified, ", "))
+		fmt.Fprintf(w, "  unverified: %s (not checked against the model's own config: verify before relying on them)\n", strings.Join(m.Unverified, ", "))
 	}
 	for _, t := range m.Tensors {
 		fmt.Fprintf(w, "  %s: %s %v\n", t.Name, t.Type, t.Dims)
@@ -73,13 +73,14 @@ func WriteModelText(w io.Writer, rows []study.ModelRow) error {
 	return tw.Flush()
 }
 
-// WritePresets lists the model presets: every number with its config field,
-// the source, and an "unverified" mark where it could not be checked.
+// WritePresets lists the model presets: every number with its config field
+// and source document, an "unverified" mark where it could not be checked,
+// and the source documents.
 func WritePresets(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "preset\taliases\texperts\ttop-k\thidden\texpert FFN\tsource")
 	field := func(f models.Field) string {
-		s := fmt.Sprintf("%d (%s)", f.Value, f.Key)
+		s := fmt.Sprintf("%d (%s, %s)", f.Value, f.Key, f.Source)
 		if f.Unverified {
 			s += " unverified"
 		}
@@ -89,24 +90,26 @@ func WritePresets(w io.Writer) error {
 	for _, p := range models.Presets() {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, strings.Join(p.Aliases, ", "),
 			field(p.Experts), field(p.Used), field(p.Hidden), field(p.FFN), p.Source)
-		for _, f := range p.Fields() {
+		for _, f := range p.Config.Fields() {
 			if f.Unverified {
-				unverified = append(unverified, p.Name)
-				break
+				unverified = append(unverified, fmt.Sprintf("%s %s = %d", p.Name, f.Key, f.Value))
 			}
 		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\nNumbers were written from memory of each source's config.json without network access;")
 	if len(unverified) > 0 {
-		fmt.Fprintf(w, "those marked unverified (%s) need checking against the source before they are relied on.\n", strings.Join(unverified, ", "))
+		fmt.Fprintf(w, "\nunverified (not checked against the model's own config): %s\n", strings.Join(unverified, "; "))
 	}
 	for _, p := range models.Presets() {
 		if p.Notes != "" {
 			fmt.Fprintf(w, "  %s: %s\n", p.Name, p.Notes)
 		}
+	}
+	fmt.Fprintln(w, "\nsources (docs/model-configs.md; simrun bench --list gives every number of each model):")
+	for _, src := range models.Sources() {
+		fmt.Fprintf(w, "  %s: %s %s\n", src.Key, src.What, src.URL)
 	}
 	return nil
 }

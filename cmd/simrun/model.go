@@ -171,7 +171,7 @@ func modelTypeHint(err error) error {
 // for the outputs (CSV, compare's JSON) that have no place to say it.
 func warnUnverified(stderr io.Writer, cmd string, m *models.Model) {
 	if m != nil && len(m.Unverified) > 0 {
-		fmt.Fprintf(stderr, "simrun %s: %s: unverified: %s (written from memory of the source, not checked: verify before relying on them)\n",
+		fmt.Fprintf(stderr, "simrun %s: %s: unverified: %s (not checked against the model's own config: verify before relying on them)\n",
 			cmd, m.Name, strings.Join(m.Unverified, ", "))
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,7 +21,7 @@ func TestModelList(t *testing.T) {
 			t.Errorf("--list lacks %s or its source", p.Name)
 		}
 		for _, f := range p.Fields() {
-			if f.Key == "" || !strings.HasPrefix(p.Source, "https://") {
+			if f.Key == "" || f.Source == "" || !strings.HasPrefix(p.Source, "https://") || !strings.Contains(out, fmt.Sprintf("%d (%s, %s)", f.Value, f.Key, f.Source)) {
 				t.Errorf("%s %s: no config field or source", p.Name, f.Role)
 			}
 		}
@@ -46,9 +47,9 @@ func TestModelPreset(t *testing.T) {
 	if strings.Contains(out, "unverified") {
 		t.Error("Qwen3-30B-A3B has no unverified number")
 	}
-	// an unverified preset says so in every run
-	code, out, _ = simrunCmd("model", "--preset", "qwen3.5-35b", "--n", "32", "--draws", "1")
-	if code != exitOK || !strings.Contains(out, "unverified: num_experts = 256") {
+	// a preset with an unverified number says so in every run
+	code, out, _ = simrunCmd("model", "--preset", "deepseek-v2-lite", "--n", "32", "--draws", "1")
+	if code != exitOK || !strings.Contains(out, "unverified: norm_topk_prob = 0") {
 		t.Fatalf("unverified preset: exit %d\n%s", code, out)
 	}
 	// gate/up broadcast (b = 1, m = FFN, k = hidden), down per slot (b = 0)
@@ -149,12 +150,12 @@ func TestModelErrors(t *testing.T) {
 // and compare's JSON.
 func TestUnverifiedOnEveryFormat(t *testing.T) {
 	for _, args := range [][]string{
-		{"model", "--preset", "qwen3.5-35b", "--n", "32", "--draws", "1", "--format", "csv"},
-		{"compare", "--preset", "qwen3.5-35b", "--n", "32", "--draws", "1", "--format", "csv", "upstream", "halftile"},
-		{"compare", "--preset", "qwen3.5-35b", "--n", "32", "--draws", "1", "--format", "json", "upstream", "halftile"},
+		{"model", "--preset", "deepseek-v2-lite", "--n", "32", "--draws", "1", "--format", "csv"},
+		{"compare", "--preset", "deepseek-v2-lite", "--n", "32", "--draws", "1", "--format", "csv", "upstream", "halftile"},
+		{"compare", "--preset", "deepseek-v2-lite", "--n", "32", "--draws", "1", "--format", "json", "upstream", "halftile"},
 	} {
 		code, _, errb := runCLI(args...)
-		if code != exitOK || !strings.Contains(errb, "unverified: num_experts") {
+		if code != exitOK || !strings.Contains(errb, "unverified: norm_topk_prob") {
 			t.Errorf("simrun %s: exit %d, stderr %q; want the unverified numbers named", strings.Join(args, " "), code, errb)
 		}
 	}
