@@ -142,9 +142,12 @@ func tinyMoEK() []byte {
 const fixture = "testdata/tiny-moe.gguf"
 
 // TestFixture keeps the committed fixtures equal to the generator's bytes
-// (go test ./models -run TestFixture -update rewrites them).
+// (go test ./models -run TestFixture -update rewrites them); the whole-model
+// fixture (a two-layer qwen3moe with q4_0 experts and q8_0 attention) is what
+// simrun bench -m's tests read.
 func TestFixture(t *testing.T) {
-	for file, want := range map[string][]byte{fixture: tinyMoE(), "testdata/tiny-moe-q4k.gguf": tinyMoEK()} {
+	for file, want := range map[string][]byte{fixture: tinyMoE(), "testdata/tiny-moe-q4k.gguf": tinyMoEK(),
+		"testdata/tiny-qwen3moe-model.gguf": tinyModelTyped("qwen3moe", 2, 4, 2, nil)} {
 		if *update {
 			if err := os.WriteFile(file, want, 0o644); err != nil {
 				t.Fatal(err)

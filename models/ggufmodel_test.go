@@ -15,7 +15,13 @@ import (
 // arch and extra keys vary the rest, and drop removes keys and tensors by name
 // (before extra is added).
 func tinyModel(arch string, layers, experts int, extra []ggufKV, drop ...string) []byte {
-	const E, H, Hkv, D, F, Fe, V = 64, 4, 2, 16, 96, 32, 256
+	return tinyModelTyped(arch, layers, experts, 12, extra, drop...)
+}
+
+// tinyModelTyped is tinyModel with the gate and up experts of ggml type
+// expType.
+func tinyModelTyped(arch string, layers, experts int, expType uint32, extra []ggufKV, drop ...string) []byte {
+	const E, H, Hkv, D, F, Fe, V = 64, 4, 2, 32, 96, 32, 256
 	kvs := []ggufKV{
 		{"general.architecture", gString, arch},
 		{"general.name", gString, "tiny-" + arch},
@@ -51,8 +57,8 @@ func tinyModel(arch string, layers, experts int, extra []ggufKV, drop ...string)
 				ggufTensor{b("attn_q_norm.weight"), []uint64{D}, 0},
 				ggufTensor{b("attn_k_norm.weight"), []uint64{D}, 0},
 				ggufTensor{b("ffn_gate_inp.weight"), []uint64{E, uint64(experts)}, 0},
-				ggufTensor{b("ffn_gate_exps.weight"), []uint64{E, Fe, uint64(experts)}, 12},
-				ggufTensor{b("ffn_up_exps.weight"), []uint64{E, Fe, uint64(experts)}, 12},
+				ggufTensor{b("ffn_gate_exps.weight"), []uint64{E, Fe, uint64(experts)}, expType},
+				ggufTensor{b("ffn_up_exps.weight"), []uint64{E, Fe, uint64(experts)}, expType},
 				ggufTensor{b("ffn_down_exps.weight"), []uint64{Fe, E, uint64(experts)}, 2})
 		} else {
 			ts = append(ts,
@@ -91,7 +97,7 @@ func TestReadGGUFModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := mf.Config
-	if c.Name != "tiny-qwen3moe" || c.Layers.Value != 2 || c.Embd.Value != 64 || c.Heads.Value != 4 || c.HeadsKV.Value != 2 || c.HeadDim.Value != 16 ||
+	if c.Name != "tiny-qwen3moe" || c.Layers.Value != 2 || c.Embd.Value != 64 || c.Heads.Value != 4 || c.HeadsKV.Value != 2 || c.HeadDim.Value != 32 ||
 		c.Experts.Value != 4 || c.ExpertsUsed.Value != 2 || c.ExpertFFN.Value != 32 || c.Vocab.Value != 256 || c.QKNorm.Value != 1 ||
 		c.NormTopK.Value != 1 || c.Tied.Value != 0 || c.Context.Value != 4096 || mf.FileType != "Q8_0" {
 		t.Fatalf("config %+v, file type %q", c, mf.FileType)

@@ -40,6 +40,7 @@ func commands() []command {
 		{"compare", "two variants side by side over chips, shapes or a model layer and a list of n (µs, delta, counters, occupancy; --plot)", runCompare},
 		{"sweep", "cartesian design-space sweep over n, variants, chips, routing and skew; CSV/JSON, parallel, --shard i/N", runSweep},
 		{"merge", "join sharded sweep outputs into the bytes of one unsharded run", runMerge},
+		{"bench", "llama-bench's tokens per second for a whole model on a chip (--preset or -m GGUF; pp, tg, pg tests)", runBench},
 		{"model", "every expert matmul of one MoE layer of a model (--preset or --gguf) and the layer total", runModel},
 		{"isa", "print the op table as Markdown (docs/isa.md)", runISA},
 		{"variants", "list the kernel variants and their knobs, or print one as a TOML spec", runVariants},
