@@ -303,8 +303,38 @@ func WriteDocTable(w io.Writer, cases []Case, par Params) error {
 	var b strings.Builder
 	b.WriteString("\nWhat the fit's nuisance factors say of each chip file's DRAM bandwidth (the mat-vec kernels' time\nscale that fits the chip's generation rows, and the streaming bandwidth it implies; not applied):\n\n")
 	b.WriteString("| chip | chip file GB/s | mat-vec time scale | implied GB/s |\n|---|---:|---:|---:|\n")
+	scale := map[string]float64{}
 	for _, s := range par.Fit.ChipScales {
 		fmt.Fprintf(&b, "| %s | %.1f | %.3f | %.1f |\n", s.Chip, s.FileGBs, s.MatVec, s.ImpliedGBs)
+		scale[s.Chip] = s.MatVec
+	}
+	// sensitivity: the mean error by test kind when one parameter moves,
+	// with the chip files as they are and at their implied bandwidths
+	mape := func(p Params, implied bool, kind string) string {
+		sum, n := 0.0, 0
+		for _, c := range cases {
+			if c.Err != nil || (c.Row.Test.Prompt == 0) != (kind == "tg") {
+				continue
+			}
+			s := 1.0
+			if implied && scale[c.Row.Chip] > 0 {
+				s = scale[c.Row.Chip]
+			}
+			sum += math.Abs(c.predict(p, s)/c.Row.TS - 1)
+			n++
+		}
+		if n == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%.1f", 100*sum/f(n))
+	}
+	b.WriteString("\nSensitivity: the MAPE % of the timed rows when one parameter moves, with the chip files as they are\nand at the implied bandwidths above:\n\n")
+	b.WriteString("| dispatch_us | membound_fraction | pp | tg | tg, implied bandwidths |\n|---:|---:|---:|---:|---:|\n")
+	d0, f0 := par.DispatchUs.Value, par.MemFraction.Value
+	for _, v := range [][2]float64{{d0, f0}, {0, f0}, {d0 * 0.6, f0}, {d0 * 1.5, f0}, {d0, 0.75}, {d0, 1}} {
+		p := par
+		p.DispatchUs.Value, p.MemFraction.Value = v[0], v[1]
+		fmt.Fprintf(&b, "| %.2f | %.3f | %s | %s | %s |\n", v[0], v[1], mape(p, false, "pp"), mape(p, false, "tg"), mape(p, true, "tg"))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -108,8 +108,9 @@ func (m *Model) Type() string {
 // ErrUntimed is what an UntimedError is (errors.Is).
 var ErrUntimed = errors.New("weight type not timed")
 
-// UntimedError is matmul weights of a type metalsim cannot time yet: no
-// dequantizer for it, so no kernel model reads it.
+// UntimedError is matmul weights of a type metalsim cannot time yet: the
+// kernel models do not take it (dequant.Types; dequant.ParseType refuses
+// it).
 type UntimedError struct {
 	Type    string
 	Tensors []string // the weights of the type, in graph order
@@ -124,7 +125,7 @@ func (e *UntimedError) Error() string {
 	if n := len(e.Tensors); n > 1 {
 		which = fmt.Sprintf("%d tensors: %s, ...", n, strings.Join(e.Tensors[:min(n, 2)], ", "))
 	}
-	return fmt.Sprintf("type %s (%s): %v yet: metalsim has no %s dequantizer, so no kernel model reads it (timed: %s)",
+	return fmt.Sprintf("type %s (%s): %v yet: metalsim's kernel models do not take %s (they take %s)",
 		e.Type, which, ErrUntimed, e.Type, strings.Join(names, ", "))
 }
 
