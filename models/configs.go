@@ -43,7 +43,7 @@ func Configs() []*Config {
 			Layers:    f(34, "num_hidden_layers", "SIMA"), Embd: f(2560, "hidden_size", "SIMA"),
 			Heads: f(8, "num_attention_heads", "SIMA"), HeadsKV: f(4, "num_key_value_heads", "SIMA"), HeadDim: f(256, "head_dim", "SIMA"),
 			FFN:           f(10240, "intermediate_size", "SIMA"),
-			Vocab:         fn(262144, "vocab_size", "MAXTEXT-G3", "the tokenizer's 262144 rows (a Gemma-3 GGUF's token_embd has them); config.json's vocab_size 262208 (SIMA) counts padding"),
+			Vocab:         fn(262144, "vocab_size", "MAXTEXT-G3", "the token_embd rows of a Gemma-3 GGUF (docs/model-configs.md); config.json's vocab_size is 262208 (SIMA)"),
 			SlidingWindow: fn(1024, "sliding_window", "SIMA", "also G3-BLOG"),
 			SWAPeriod:     fn(6, "swa_ratio + 1", "SIMA", "5 local : 1 global (G3-BLOG); llama.cpp set_swa_pattern(6): layers 5, 11, 17, 23, 29 global"),
 			QKNorm:        fn(1, "use_qk_norm", "MAXTEXT-G3", "also SIMA layer_norms"),
