@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/routing"
 	"github.com/metalsim/metalsim/tile"
 )
 
@@ -45,5 +46,5 @@ func RandomTensors(p tile.Problem, seed uint64) *Tensors {
 		}
 		src1[i] = v
 	}
-	return &Tensors{Weights: w, Src1: src1, IDs: tile.UniformRouting(p, seed)}
+	return &Tensors{Weights: w, Src1: src1, IDs: routing.UniformIDs(p, seed)}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/isa"
+	"github.com/metalsim/metalsim/routing"
 	"github.com/metalsim/metalsim/tile"
 )
 
@@ -40,7 +41,7 @@ func TestDetailedRunAheadIsExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		plan, err := tile.NewPlan(p, tc.k, tile.UniformCounts(p, 7))
+		plan, err := tile.NewPlan(p, tc.k, routing.UniformCounts(p, 7))
 		if err != nil {
 			t.Fatal(err)
 		}

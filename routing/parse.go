@@ -14,7 +14,7 @@ import (
 //	uniform      Uniform
 //	zipf:S       Zipf{S}; zipf alone takes S from a skew value
 //	hot:H:F      Hot{H, F}; hot:H takes F from a skew value
-//	file:PATH    File: an ids file (tile.ReadIDsFile), which fixes n
+//	file:PATH    File: an ids file (ReadIDsFile), which fixes n
 //
 // A spec without its last parameter (zipf, hot:H) is partial: Expand
 // completes it with every skew value in turn.
@@ -74,7 +74,7 @@ func (ps Parser) Parse(spec string) (Spec, error) {
 		if err != nil {
 			return bad("S %q: not a number", rest)
 		}
-		if err := tile.ValidateZipf(s); err != nil {
+		if err := ValidateZipf(s); err != nil {
 			return bad("%v", err)
 		}
 		return Spec{Routing: Zipf{S: s}}, nil
@@ -85,7 +85,7 @@ func (ps Parser) Parse(spec string) (Spec, error) {
 			return bad("H %q: want hot:H:F with H the number of hot experts", hs)
 		}
 		if !hasF {
-			if err := tile.ValidateHot(probe, h, 0); err != nil {
+			if err := ValidateHot(probe, h, 0); err != nil {
 				return bad("%v", err)
 			}
 			return Spec{Routing: Hot{Experts: h}, Partial: true}, nil
@@ -94,7 +94,7 @@ func (ps Parser) Parse(spec string) (Spec, error) {
 		if err != nil {
 			return bad("F %q: not a number (the fraction of picks on hot experts)", fs)
 		}
-		if err := tile.ValidateHot(probe, h, f); err != nil {
+		if err := ValidateHot(probe, h, f); err != nil {
 			return bad("%v", err)
 		}
 		return Spec{Routing: Hot{Experts: h, Fraction: f}}, nil
@@ -102,7 +102,7 @@ func (ps Parser) Parse(spec string) (Spec, error) {
 		if rest == "" {
 			return bad("want file:PATH")
 		}
-		ids, err := tile.ReadIDsFile(rest, ps.Used, ps.Experts)
+		ids, err := ReadIDsFile(rest, ps.Used, ps.Experts)
 		if err != nil {
 			return Spec{}, fmt.Errorf("%s: %w", ps.label(), err)
 		}
@@ -138,12 +138,12 @@ func (ps Parser) Expand(specs []string, skews []float64) ([]Point, error) {
 			label := strconv.FormatFloat(x, 'g', -1, 64)
 			switch h := s.Routing.(type) {
 			case Hot:
-				if err := tile.ValidateHot(tile.Problem{Experts: ps.Experts, Used: ps.Used}, h.Experts, x); err != nil {
+				if err := ValidateHot(tile.Problem{Experts: ps.Experts, Used: ps.Used}, h.Experts, x); err != nil {
 					return nil, fmt.Errorf("%s %s for %s %q: %v", skewLabel, label, ps.label(), spec, err)
 				}
 				out = append(out, Point{Routing: Hot{Experts: h.Experts, Fraction: x}, Skew: label})
 			default:
-				if err := tile.ValidateZipf(x); err != nil {
+				if err := ValidateZipf(x); err != nil {
 					return nil, fmt.Errorf("%s %s for %s %q: %v", skewLabel, label, ps.label(), spec, err)
 				}
 				out = append(out, Point{Routing: Zipf{S: x}, Skew: label})

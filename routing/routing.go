@@ -34,12 +34,12 @@ type Uniform struct{}
 
 // Counts implements Routing.
 func (Uniform) Counts(p tile.Problem, seed uint64) ([]int32, error) {
-	return tile.UniformCounts(p, seed), nil
+	return UniformCounts(p, seed), nil
 }
 
 // Route returns the routing itself (for emulation): the draw Counts counts.
 func (Uniform) Route(p tile.Problem, seed uint64) ([]int32, error) {
-	return tile.UniformRouting(p, seed), nil
+	return UniformIDs(p, seed), nil
 }
 
 // Name implements Routing.
@@ -48,17 +48,17 @@ func (Uniform) Name() string { return "uniform" }
 // Zipf draws n_used distinct experts per token without replacement, expert e
 // weighing 1/(e+1)^S (expert 0 the most popular); S = 0 is uniform.
 type Zipf struct {
-	S float64 // Zipf exponent, in [0, tile.MaxZipfS]
+	S float64 // Zipf exponent, in [0, MaxZipfS]
 }
 
 // Counts implements Routing.
 func (r Zipf) Counts(p tile.Problem, seed uint64) ([]int32, error) {
-	return tile.ZipfCounts(p, r.S, seed)
+	return ZipfCounts(p, r.S, seed)
 }
 
 // Route returns the routing itself (for emulation): the draw Counts counts.
 func (r Zipf) Route(p tile.Problem, seed uint64) ([]int32, error) {
-	return tile.ZipfRouting(p, r.S, seed)
+	return ZipfIDs(p, r.S, seed)
 }
 
 // Name implements Routing: "zipf:S".
@@ -73,12 +73,12 @@ type Hot struct {
 
 // Counts implements Routing.
 func (r Hot) Counts(p tile.Problem, seed uint64) ([]int32, error) {
-	return tile.HotCounts(p, r.Experts, r.Fraction, seed)
+	return HotCounts(p, r.Experts, r.Fraction, seed)
 }
 
 // Route returns the routing itself (for emulation): the draw Counts counts.
 func (r Hot) Route(p tile.Problem, seed uint64) ([]int32, error) {
-	return tile.HotRouting(p, r.Experts, r.Fraction, seed)
+	return HotIDs(p, r.Experts, r.Fraction, seed)
 }
 
 // Name implements Routing: "hot:H:F".
@@ -86,7 +86,7 @@ func (r Hot) Name() string {
 	return fmt.Sprintf("hot:%d:%s", r.Experts, strconv.FormatFloat(r.Fraction, 'g', -1, 64))
 }
 
-// File is a fixed routing, read from an ids file (tile.ReadIDsFile): every
+// File is a fixed routing, read from an ids file (ReadIDsFile): every
 // draw is the same, whatever the seed.
 type File struct {
 	Path string  // where the ids came from (for names and messages)
@@ -96,7 +96,7 @@ type File struct {
 // Counts implements Routing: the file's tokens per expert, after checking
 // that the file fits the problem.
 func (r File) Counts(p tile.Problem, _ uint64) ([]int32, error) {
-	tpe, err := tile.CountIDs(p, r.IDs)
+	tpe, err := CountIDs(p, r.IDs)
 	if err != nil {
 		return nil, fmt.Errorf("ids file %s: %w", r.Path, err)
 	}

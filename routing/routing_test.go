@@ -11,7 +11,7 @@ import (
 
 func TestRoutingAdapters(t *testing.T) {
 	p := tile.Problem{Experts: 32, Used: 4, M: 64, K: 64, Tokens: 64, TypeA: dequant.F16}
-	ids, err := tile.ZipfRouting(p, 1, 5)
+	ids, err := ZipfIDs(p, 1, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestRoutingAdapters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := tile.CountIDs(p, route)
+		want, err := CountIDs(p, route)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/routing"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 )
@@ -154,7 +155,7 @@ func TestOtherKernelErrors(t *testing.T) {
 type countsOnly struct{}
 
 func (countsOnly) Counts(p tile.Problem, seed uint64) ([]int32, error) {
-	return tile.UniformCounts(p, seed), nil
+	return routing.UniformCounts(p, seed), nil
 }
 func (countsOnly) Name() string { return "counts-only" }
 

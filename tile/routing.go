@@ -2,7 +2,6 @@ package tile
 
 import (
 	"fmt"
-	"math/rand/v2"
 )
 
 // RouteMap is what kernel_mul_mm_id_map0 builds: for every expert, the number of
@@ -39,57 +38,4 @@ func Map0(p Problem, ids []int32) (RouteMap, error) {
 		rm.TPE[e] = int32(len(rm.Rows[e]))
 	}
 	return rm, nil
-}
-
-// UniformRouting draws, for every token, Used distinct experts uniformly at random
-// (test-backend-ops shuffles 0..n_mats-1 per token and takes the first n_used).
-func UniformRouting(p Problem, seed uint64) []int32 {
-	rng := rand.New(rand.NewPCG(seed, 0x6d6f652d726f7574))
-	ids := make([]int32, p.Tokens*p.Used)
-	perm := make([]int32, p.Experts)
-	for t := 0; t < p.Tokens; t++ {
-		drawDistinct(rng, perm, ids[t*p.Used:(t+1)*p.Used])
-	}
-	return ids
-}
-
-// UniformCounts draws the same routing as UniformRouting with the same seed but
-// keeps only the tokens per expert, in O(experts) memory: timing mode needs no ids.
-func UniformCounts(p Problem, seed uint64) []int32 {
-	rng := rand.New(rand.NewPCG(seed, 0x6d6f652d726f7574))
-	tpe := make([]int32, p.Experts)
-	perm := make([]int32, p.Experts)
-	slot := make([]int32, p.Used)
-	for t := 0; t < p.Tokens; t++ {
-		drawDistinct(rng, perm, slot)
-		for _, e := range slot {
-			tpe[e]++
-		}
-	}
-	return tpe
-}
-
-// drawDistinct fills out with len(out) distinct values of [0, len(perm)) by a
-// partial Fisher-Yates shuffle of perm, which must hold the identity permutation
-// (a zeroed perm is initialised on first use); the swaps are undone afterwards so
-// each draw costs O(len(out)), not O(len(perm)).
-func drawDistinct(rng *rand.Rand, perm, out []int32) {
-	n := len(perm)
-	if n > 1 && perm[1] == 0 {
-		for i := range perm {
-			perm[i] = int32(i)
-		}
-	}
-	var js [32]int
-	swaps := js[:0]
-	for i := range out {
-		j := i + rng.IntN(n-i)
-		perm[i], perm[j] = perm[j], perm[i]
-		out[i] = perm[i]
-		swaps = append(swaps, j)
-	}
-	for i := len(swaps) - 1; i >= 0; i-- {
-		j := swaps[i]
-		perm[i], perm[j] = perm[j], perm[i]
-	}
 }

@@ -46,21 +46,6 @@ func TestMap0RejectsBadIDs(t *testing.T) {
 	}
 }
 
-func TestUniformCountsMatchRouting(t *testing.T) {
-	p := Problem{Experts: 16, Used: 4, M: 64, K: 32, Tokens: 200, TypeA: dequant.Q4_0}
-	ids := UniformRouting(p, 9)
-	rm, err := Map0(p, ids) // also checks distinct experts per token
-	if err != nil {
-		t.Fatal(err)
-	}
-	tpe := UniformCounts(p, 9)
-	for e := range tpe {
-		if tpe[e] != rm.TPE[e] {
-			t.Fatalf("counts %v differ from routing counts %v", tpe, rm.TPE)
-		}
-	}
-}
-
 func TestPlanContexts(t *testing.T) {
 	p := Problem{Experts: 2, Used: 1, M: 96, K: 64, Tokens: 70, TypeA: dequant.Q4_0}
 	pl, err := NewPlan(p, Kernel{Variant: Upstream()}, []int32{33, 37})

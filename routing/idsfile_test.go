@@ -1,4 +1,4 @@
-package tile
+package routing
 
 import (
 	"bytes"
@@ -71,7 +71,7 @@ func TestParseIDsErrors(t *testing.T) {
 func TestReadIDsFileAndCount(t *testing.T) {
 	dir := t.TempDir()
 	p := routingProblem(16, 4, 50)
-	ids, err := ZipfRouting(p, 1, 3)
+	ids, err := ZipfIDs(p, 1, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package tile
+package routing
 
 import (
 	"math"
@@ -8,24 +8,25 @@ import (
 	"testing"
 
 	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/tile"
 )
 
-func routingProblem(experts, used, tokens int) Problem {
-	return Problem{Experts: experts, Used: used, M: 64, K: 64, Tokens: tokens, TypeA: dequant.F16}
+func routingProblem(experts, used, tokens int) tile.Problem {
+	return tile.Problem{Experts: experts, Used: used, M: 64, K: 64, Tokens: tokens, TypeA: dequant.F16}
 }
 
 // checkDistinct fails unless every token uses distinct experts in range.
-func checkDistinct(t *testing.T, p Problem, ids []int32) {
+func checkDistinct(t *testing.T, p tile.Problem, ids []int32) {
 	t.Helper()
 	if len(ids) != p.Tokens*p.Used {
 		t.Fatalf("%d ids, want %d", len(ids), p.Tokens*p.Used)
 	}
-	if _, err := Map0(p, ids); err != nil {
+	if _, err := tile.Map0(p, ids); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func countOf(p Problem, ids []int32) []int32 {
+func countOf(p tile.Problem, ids []int32) []int32 {
 	tpe := make([]int32, p.Experts)
 	for _, e := range ids {
 		tpe[e]++
@@ -35,11 +36,11 @@ func countOf(p Problem, ids []int32) []int32 {
 
 func TestZipfZeroIsUniform(t *testing.T) {
 	p := routingProblem(128, 8, 300)
-	ids, err := ZipfRouting(p, 0, 7)
+	ids, err := ZipfIDs(p, 0, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(ids, UniformRouting(p, 7)) {
+	if !slices.Equal(ids, UniformIDs(p, 7)) {
 		t.Fatal("zipf s=0 differs from UniformRouting for the same seed")
 	}
 	c, err := ZipfCounts(p, 0, 7)
@@ -57,7 +58,7 @@ func TestZipfIDsAndCountsAgree(t *testing.T) {
 		s             float64
 	}{{128, 8, 1}, {32, 4, 0.5}, {8, 8, 2}, {256, 8, 8}, {16, 1, 1.2}, {64, 32, 3}} {
 		p := routingProblem(tc.experts, tc.used, 500)
-		ids, err := ZipfRouting(p, tc.s, 3)
+		ids, err := ZipfIDs(p, tc.s, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +70,7 @@ func TestZipfIDsAndCountsAgree(t *testing.T) {
 		if !slices.Equal(c, countOf(p, ids)) {
 			t.Fatalf("%+v: counts differ from the ids' counts", tc)
 		}
-		again, _ := ZipfRouting(p, tc.s, 3)
+		again, _ := ZipfIDs(p, tc.s, 3)
 		if !slices.Equal(ids, again) {
 			t.Fatalf("%+v: not deterministic", tc)
 		}
@@ -127,7 +128,7 @@ func TestZipfWithoutReplacement(t *testing.T) {
 func TestHotRouting(t *testing.T) {
 	const tokens = 20000
 	p := routingProblem(128, 8, tokens)
-	ids, err := HotRouting(p, 16, 0.5, 9)
+	ids, err := HotIDs(p, 16, 0.5, 9)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestHotRouting(t *testing.T) {
 		t.Fatalf("hot share %.4f, want 0.5 ± %.4f", frac, 5*sd)
 	}
 	// a group smaller than n_used: tokens spill to the other group, still distinct
-	ids, err = HotRouting(p, 2, 1, 9)
+	ids, err = HotIDs(p, 2, 1, 9)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestHotRouting(t *testing.T) {
 	if c[0] != tokens || c[1] != tokens {
 		t.Fatalf("F = 1, H = 2: experts 0 and 1 should serve every token, got %d, %d", c[0], c[1])
 	}
-	ids, err = HotRouting(routingProblem(9, 8, 100), 1, 0, 9)
+	ids, err = HotIDs(routingProblem(9, 8, 100), 1, 0, 9)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,10 +177,10 @@ func TestRoutingValidation(t *testing.T) {
 	}{
 		{"zipf negative", second(ZipfCounts(p, -1, 1)), "zipf s = -1: must be in [0, 8]"},
 		{"zipf NaN", second(ZipfCounts(p, math.NaN(), 1)), "zipf s = NaN"},
-		{"zipf huge", second(ZipfRouting(p, 9, 1)), "must be in [0, 8]"},
+		{"zipf huge", second(ZipfIDs(p, 9, 1)), "must be in [0, 8]"},
 		{"hot zero", second(HotCounts(p, 0, 0.5, 1)), "hot experts H = 0: must be in [1, n_mats-1 = 127]"},
 		{"hot all", second(HotCounts(p, 128, 0.5, 1)), "hot experts H = 128"},
-		{"hot fraction", second(HotRouting(p, 8, 1.5, 1)), "hot fraction F = 1.5: must be in [0, 1]"},
+		{"hot fraction", second(HotIDs(p, 8, 1.5, 1)), "hot fraction F = 1.5: must be in [0, 1]"},
 		{"used > experts", second(ZipfCounts(routingProblem(4, 8, 1), 1, 1)), "n_used = 8: must be in [1, n_mats = 4]"},
 		{"no tokens", second(HotCounts(routingProblem(4, 2, 0), 1, 0.5, 1)), "n = 0"},
 	} {
@@ -229,6 +230,21 @@ func BenchmarkZipfCounts(b *testing.B) {
 	for b.Loop() {
 		if _, err := ZipfCounts(p, 1, 1); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+func TestUniformCountsMatchRouting(t *testing.T) {
+	p := tile.Problem{Experts: 16, Used: 4, M: 64, K: 32, Tokens: 200, TypeA: dequant.Q4_0}
+	ids := UniformIDs(p, 9)
+	rm, err := tile.Map0(p, ids) // also checks distinct experts per token
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpe := UniformCounts(p, 9)
+	for e := range tpe {
+		if tpe[e] != rm.TPE[e] {
+			t.Fatalf("counts %v differ from routing counts %v", tpe, rm.TPE)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package tile
+package routing
 
 import (
 	"bufio"
@@ -11,10 +11,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/metalsim/metalsim/tile"
 )
 
-// IDs is a routing read from a file: for every token, Used distinct expert ids.
-type IDs struct {
+// IDsFile is a routing read from a file: for every token, Used distinct expert ids.
+type IDsFile struct {
 	File   string  // where it came from (for messages)
 	Tokens int     // n
 	Used   int     // n_used
@@ -50,7 +52,7 @@ func IDsFormat(file string, data []byte) string {
 }
 
 // ReadIDsFile reads and checks an ids file (see ParseIDs).
-func ReadIDsFile(file string, used, experts int) (*IDs, error) {
+func ReadIDsFile(file string, used, experts int) (*IDsFile, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("ids file: %w", err)
@@ -62,9 +64,9 @@ func ReadIDsFile(file string, used, experts int) (*IDs, error) {
 // per token and checks every token: each id must name one of experts experts
 // and a token's ids must be distinct. Errors name the file, the token and the
 // slot (and the line, for CSV).
-func ParseIDs(file string, data []byte, used, experts int) (*IDs, error) {
-	if experts < 1 || experts > MaxExperts {
-		return nil, fmt.Errorf("ids file %s: n_mats = %d: must be in [1, %d]", file, experts, MaxExperts)
+func ParseIDs(file string, data []byte, used, experts int) (*IDsFile, error) {
+	if experts < 1 || experts > tile.MaxExperts {
+		return nil, fmt.Errorf("ids file %s: n_mats = %d: must be in [1, %d]", file, experts, tile.MaxExperts)
 	}
 	if used < 1 || used > experts {
 		return nil, fmt.Errorf("ids file %s: n_used = %d: must be in [1, n_mats = %d]", file, used, experts)
@@ -75,7 +77,7 @@ func ParseIDs(file string, data []byte, used, experts int) (*IDs, error) {
 	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) && IDsFormat(file, data[3:]) == IDsCSV {
 		data = data[3:] // a UTF-8 byte-order mark some spreadsheets write
 	}
-	var ids *IDs
+	var ids *IDsFile
 	var err error
 	if IDsFormat(file, data) == IDsRaw {
 		ids, err = parseRawIDs(file, data, used, experts)
@@ -89,7 +91,7 @@ func ParseIDs(file string, data []byte, used, experts int) (*IDs, error) {
 	return ids, nil
 }
 
-func parseRawIDs(file string, data []byte, used, experts int) (*IDs, error) {
+func parseRawIDs(file string, data []byte, used, experts int) (*IDsFile, error) {
 	if len(data)%4 != 0 {
 		return nil, fmt.Errorf("ids file %s (raw int32): %d bytes: not a whole number of 4-byte ids", file, len(data))
 	}
@@ -98,8 +100,8 @@ func parseRawIDs(file string, data []byte, used, experts int) (*IDs, error) {
 		return nil, fmt.Errorf("ids file %s (raw int32): %d ids: must be n × n_used, a multiple of n_used = %d", file, n, used)
 	}
 	tokens := n / used
-	if tokens > MaxTokens {
-		return nil, fmt.Errorf("ids file %s (raw int32): %d tokens: at most %d", file, tokens, MaxTokens)
+	if tokens > tile.MaxTokens {
+		return nil, fmt.Errorf("ids file %s (raw int32): %d tokens: at most %d", file, tokens, tile.MaxTokens)
 	}
 	ids := make([]int32, n)
 	for i := range ids {
@@ -111,10 +113,10 @@ func parseRawIDs(file string, data []byte, used, experts int) (*IDs, error) {
 			return nil, fmt.Errorf("ids file %s (raw int32): %w", file, err)
 		}
 	}
-	return &IDs{Tokens: tokens, Used: used, IDs: ids}, nil
+	return &IDsFile{Tokens: tokens, Used: used, IDs: ids}, nil
 }
 
-func parseCSVIDs(file string, data []byte, used, experts int) (*IDs, error) {
+func parseCSVIDs(file string, data []byte, used, experts int) (*IDsFile, error) {
 	var ids []int32
 	row := make([]int32, used)
 	chk := newTokenChecker(experts)
@@ -141,8 +143,8 @@ func parseCSVIDs(file string, data []byte, used, experts int) (*IDs, error) {
 		if err := chk.check(t, row); err != nil {
 			return nil, fmt.Errorf("ids file %s:%d: %w", file, line, err)
 		}
-		if t >= MaxTokens {
-			return nil, fmt.Errorf("ids file %s:%d: more than %d tokens", file, line, MaxTokens)
+		if t >= tile.MaxTokens {
+			return nil, fmt.Errorf("ids file %s:%d: more than %d tokens", file, line, tile.MaxTokens)
 		}
 		ids = append(ids, row...)
 		t++
@@ -156,7 +158,7 @@ func parseCSVIDs(file string, data []byte, used, experts int) (*IDs, error) {
 	if t == 0 {
 		return nil, fmt.Errorf("ids file %s (csv): no tokens (want one line of n_used = %d comma-separated expert ids per token)", file, used)
 	}
-	return &IDs{Tokens: t, Used: used, IDs: ids}, nil
+	return &IDsFile{Tokens: t, Used: used, IDs: ids}, nil
 }
 
 // tokenChecker checks tokens in O(n_used) each with O(experts) memory: seen[e]
@@ -187,7 +189,7 @@ func (c *tokenChecker) check(t int, row []int32) error {
 // CountIDs checks ids against a problem (n × n_used values, every id an expert,
 // distinct within a token) and returns the tokens per expert, using O(experts)
 // memory besides the ids.
-func CountIDs(p Problem, ids []int32) ([]int32, error) {
+func CountIDs(p tile.Problem, ids []int32) ([]int32, error) {
 	if err := checkRoutingProblem(p); err != nil {
 		return nil, err
 	}

@@ -1,9 +1,11 @@
-package tile
+package routing
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/metalsim/metalsim/tile"
 )
 
 // Routing generators besides uniform distinct top-k. Every generator draws, per
@@ -28,7 +30,7 @@ type slotDrawer interface {
 }
 
 // routeIDs draws every token's slots into one ids slice (ids[t*Used+s]).
-func routeIDs(p Problem, d slotDrawer) []int32 {
+func routeIDs(p tile.Problem, d slotDrawer) []int32 {
 	ids := make([]int32, p.Tokens*p.Used)
 	for t := 0; t < p.Tokens; t++ {
 		d.draw(ids[t*p.Used : (t+1)*p.Used])
@@ -37,7 +39,7 @@ func routeIDs(p Problem, d slotDrawer) []int32 {
 }
 
 // routeCounts draws the same slots as routeIDs but keeps only tokens per expert.
-func routeCounts(p Problem, d slotDrawer) []int32 {
+func routeCounts(p tile.Problem, d slotDrawer) []int32 {
 	tpe := make([]int32, p.Experts)
 	slot := make([]int32, p.Used)
 	for t := 0; t < p.Tokens; t++ {
@@ -50,14 +52,14 @@ func routeCounts(p Problem, d slotDrawer) []int32 {
 }
 
 // checkRoutingProblem validates the problem fields a routing depends on.
-func checkRoutingProblem(p Problem) error {
+func checkRoutingProblem(p tile.Problem) error {
 	switch {
-	case p.Experts < 1 || p.Experts > MaxExperts:
-		return fmt.Errorf("routing: n_mats = %d: must be in [1, %d]", p.Experts, MaxExperts)
+	case p.Experts < 1 || p.Experts > tile.MaxExperts:
+		return fmt.Errorf("routing: n_mats = %d: must be in [1, %d]", p.Experts, tile.MaxExperts)
 	case p.Used < 1 || p.Used > p.Experts:
 		return fmt.Errorf("routing: n_used = %d: must be in [1, n_mats = %d]", p.Used, p.Experts)
-	case p.Tokens < 1 || p.Tokens > MaxTokens:
-		return fmt.Errorf("routing: n = %d: must be in [1, %d]", p.Tokens, MaxTokens)
+	case p.Tokens < 1 || p.Tokens > tile.MaxTokens:
+		return fmt.Errorf("routing: n = %d: must be in [1, %d]", p.Tokens, tile.MaxTokens)
 	}
 	return nil
 }
@@ -69,7 +71,7 @@ type uniformDrawer struct {
 	perm []int32
 }
 
-func newUniformDrawer(p Problem, seed uint64) *uniformDrawer {
+func newUniformDrawer(p tile.Problem, seed uint64) *uniformDrawer {
 	return &uniformDrawer{rng: rand.New(rand.NewPCG(seed, 0x6d6f652d726f7574)), perm: make([]int32, p.Experts)}
 }
 
@@ -98,7 +100,7 @@ type zipfDrawer struct {
 	chosen []int32 // the token's experts so far, ascending
 }
 
-func newZipfDrawer(p Problem, s float64, seed uint64) *zipfDrawer {
+func newZipfDrawer(p tile.Problem, s float64, seed uint64) *zipfDrawer {
 	z := &zipfDrawer{
 		rng:    rand.New(rand.NewPCG(seed, zipfStream)),
 		w:      make([]float64, p.Experts),
@@ -185,7 +187,7 @@ func (z *zipfDrawer) search(lo, hi int, t float64) int32 {
 // ZipfRouting draws, for every token, Used distinct experts without
 // replacement, expert e weighing 1/(e+1)^s: popularity falls with rank as a
 // Zipf law. s = 0 is uniform and returns exactly UniformRouting's ids.
-func ZipfRouting(p Problem, s float64, seed uint64) ([]int32, error) {
+func ZipfIDs(p tile.Problem, s float64, seed uint64) ([]int32, error) {
 	d, err := zipfDrawerFor(p, s, seed)
 	if err != nil {
 		return nil, err
@@ -195,7 +197,7 @@ func ZipfRouting(p Problem, s float64, seed uint64) ([]int32, error) {
 
 // ZipfCounts draws the same routing as ZipfRouting with the same seed but keeps
 // only the tokens per expert, in O(experts) memory.
-func ZipfCounts(p Problem, s float64, seed uint64) ([]int32, error) {
+func ZipfCounts(p tile.Problem, s float64, seed uint64) ([]int32, error) {
 	d, err := zipfDrawerFor(p, s, seed)
 	if err != nil {
 		return nil, err
@@ -203,7 +205,7 @@ func ZipfCounts(p Problem, s float64, seed uint64) ([]int32, error) {
 	return routeCounts(p, d), nil
 }
 
-func zipfDrawerFor(p Problem, s float64, seed uint64) (slotDrawer, error) {
+func zipfDrawerFor(p tile.Problem, s float64, seed uint64) (slotDrawer, error) {
 	if err := ValidateZipf(s); err != nil {
 		return nil, err
 	}
@@ -218,7 +220,7 @@ func zipfDrawerFor(p Problem, s float64, seed uint64) (slotDrawer, error) {
 
 // ValidateHot checks hot-expert parameters against a problem: hot in
 // [1, n_mats-1], fraction in [0, 1].
-func ValidateHot(p Problem, hot int, fraction float64) error {
+func ValidateHot(p tile.Problem, hot int, fraction float64) error {
 	if hot < 1 || hot >= p.Experts {
 		return fmt.Errorf("hot experts H = %d: must be in [1, n_mats-1 = %d]", hot, p.Experts-1)
 	}
@@ -239,7 +241,7 @@ type hotDrawer struct {
 	hotSwaps, coldSwaps []int
 }
 
-func newHotDrawer(p Problem, hot int, fraction float64, seed uint64) *hotDrawer {
+func newHotDrawer(p tile.Problem, hot int, fraction float64, seed uint64) *hotDrawer {
 	d := &hotDrawer{rng: rand.New(rand.NewPCG(seed, hotStream)), fraction: fraction,
 		hot: make([]int32, hot), cold: make([]int32, p.Experts-hot)}
 	for i := range d.hot {
@@ -293,7 +295,7 @@ func undoSwaps(perm []int32, swaps []int) {
 // among the experts the token does not use yet. The expected fraction of picks
 // on hot experts is exactly fraction when hot >= n_used and n_mats-hot >=
 // n_used; otherwise a token that has exhausted a group takes the other.
-func HotRouting(p Problem, hot int, fraction float64, seed uint64) ([]int32, error) {
+func HotIDs(p tile.Problem, hot int, fraction float64, seed uint64) ([]int32, error) {
 	if err := checkHot(p, hot, fraction); err != nil {
 		return nil, err
 	}
@@ -302,16 +304,69 @@ func HotRouting(p Problem, hot int, fraction float64, seed uint64) ([]int32, err
 
 // HotCounts draws the same routing as HotRouting with the same seed but keeps
 // only the tokens per expert, in O(experts) memory.
-func HotCounts(p Problem, hot int, fraction float64, seed uint64) ([]int32, error) {
+func HotCounts(p tile.Problem, hot int, fraction float64, seed uint64) ([]int32, error) {
 	if err := checkHot(p, hot, fraction); err != nil {
 		return nil, err
 	}
 	return routeCounts(p, newHotDrawer(p, hot, fraction, seed)), nil
 }
 
-func checkHot(p Problem, hot int, fraction float64) error {
+func checkHot(p tile.Problem, hot int, fraction float64) error {
 	if err := checkRoutingProblem(p); err != nil {
 		return err
 	}
 	return ValidateHot(p, hot, fraction)
+}
+
+// UniformRouting draws, for every token, Used distinct experts uniformly at random
+// (test-backend-ops shuffles 0..n_mats-1 per token and takes the first n_used).
+func UniformIDs(p tile.Problem, seed uint64) []int32 {
+	rng := rand.New(rand.NewPCG(seed, 0x6d6f652d726f7574))
+	ids := make([]int32, p.Tokens*p.Used)
+	perm := make([]int32, p.Experts)
+	for t := 0; t < p.Tokens; t++ {
+		drawDistinct(rng, perm, ids[t*p.Used:(t+1)*p.Used])
+	}
+	return ids
+}
+
+// UniformCounts draws the same routing as UniformRouting with the same seed but
+// keeps only the tokens per expert, in O(experts) memory: timing mode needs no ids.
+func UniformCounts(p tile.Problem, seed uint64) []int32 {
+	rng := rand.New(rand.NewPCG(seed, 0x6d6f652d726f7574))
+	tpe := make([]int32, p.Experts)
+	perm := make([]int32, p.Experts)
+	slot := make([]int32, p.Used)
+	for t := 0; t < p.Tokens; t++ {
+		drawDistinct(rng, perm, slot)
+		for _, e := range slot {
+			tpe[e]++
+		}
+	}
+	return tpe
+}
+
+// drawDistinct fills out with len(out) distinct values of [0, len(perm)) by a
+// partial Fisher-Yates shuffle of perm, which must hold the identity permutation
+// (a zeroed perm is initialised on first use); the swaps are undone afterwards so
+// each draw costs O(len(out)), not O(len(perm)).
+func drawDistinct(rng *rand.Rand, perm, out []int32) {
+	n := len(perm)
+	if n > 1 && perm[1] == 0 {
+		for i := range perm {
+			perm[i] = int32(i)
+		}
+	}
+	var js [32]int
+	swaps := js[:0]
+	for i := range out {
+		j := i + rng.IntN(n-i)
+		perm[i], perm[j] = perm[j], perm[i]
+		out[i] = perm[i]
+		swaps = append(swaps, j)
+	}
+	for i := len(swaps) - 1; i >= 0; i-- {
+		j := swaps[i]
+		perm[i], perm[j] = perm[j], perm[i]
+	}
 }
