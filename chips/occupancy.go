@@ -7,6 +7,15 @@ import (
 	"strings"
 )
 
+// The resources that bound resident threadgroups, as Occupancy.Limiter
+// names them.
+const (
+	OccRegisters = "registers"          // the register file
+	OccTGMemory  = "threadgroup memory" // threadgroup memory per core
+	OccThreads   = "threads"            // thread slots per core
+	OccTGCap     = "threadgroups"       // the cap on resident threadgroups per core
+)
+
 // Occupancy is how many threadgroups of a kernel fit on one core, and why not more.
 type Occupancy struct {
 	ThreadsPerTG   int
@@ -14,7 +23,7 @@ type Occupancy struct {
 	TGMemoryBytes  int
 	TGsPerCore     int    // resident threadgroups per core
 	SGsPerCore     int    // resident simdgroups per core
-	Limiter        string // "registers", "threadgroup memory", "threads", "threadgroups"
+	Limiter        string // OccRegisters, OccTGMemory, OccThreads or OccTGCap
 	ByRegisters    int    // threadgroups per core each resource alone would allow
 	ByTGMemory     int
 	ByThreads      int
@@ -65,11 +74,11 @@ func OccupancyFor(c *Chip, threadsPerTG, regsPerThread, tgMemBytes int) (Occupan
 	if tgMemBytes > 0 {
 		o.ByTGMemory = int(c.TGMemoryPerCore.Value) / tgMemBytes
 	}
-	o.TGsPerCore, o.Limiter = o.ByRegisters, "registers"
+	o.TGsPerCore, o.Limiter = o.ByRegisters, OccRegisters
 	for _, l := range []struct {
 		n    int
 		name string
-	}{{o.ByTGMemory, "threadgroup memory"}, {o.ByThreads, "threads"}, {o.ByTGCap, "threadgroups"}} {
+	}{{o.ByTGMemory, OccTGMemory}, {o.ByThreads, OccThreads}, {o.ByTGCap, OccTGCap}} {
 		if l.n < o.TGsPerCore {
 			o.TGsPerCore, o.Limiter = l.n, l.name
 		}
