@@ -36,6 +36,9 @@ type CompareRow struct {
 	B        CompareSide `json:"b"`
 	DeltaUs  float64     `json:"delta_us"`
 	DeltaPct float64     `json:"delta_pct"`
+	// Problem is the point's MUL_MAT_ID problem (zero for a layer's total),
+	// for matching measurements to it.
+	Problem tile.Problem `json:"-"`
 	// Total marks a model layer's total: its times and counts are the sums
 	// of the layer's matmuls; occupancy and limiter do not apply.
 	Total bool `json:"-"`
@@ -98,7 +101,7 @@ func (c *Comparison) Run() ([]CompareRow, error) {
 				if err != nil {
 					return nil, err
 				}
-				row := CompareRow{Chip: chip.Name, Shape: sh.Label, N: n}
+				row := CompareRow{Chip: chip.Name, Shape: sh.Label, N: n, Problem: p}
 				for i, k := range kernels {
 					res, err := sm.Run(p, k, chip, c.Options)
 					if err != nil {

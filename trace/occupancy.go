@@ -3,18 +3,11 @@ package trace
 import (
 	"bytes"
 	"fmt"
-	"image/color"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/tile"
@@ -131,76 +124,4 @@ func regRows(lo, hi, step, own int) []int {
 		out = slices.Insert(out, i, own)
 	}
 	return out
-}
-
-// WriteOccupancyPlot draws in format (png or svg) the resident simdgroups per
-// core of chip against registers per thread, lo to hi, for threadgroups of
-// threads threads and tgMem bytes of threadgroup memory, marking the
-// kernel's own count regs.
-func WriteOccupancyPlot(w io.Writer, format string, chip *chips.Chip, kernel string, threads, regs, tgMem, lo, hi int) error {
-	lo, hi = min(lo, regs), max(hi, regs)
-	pts := make(plotter.XYs, 0, hi-lo+1)
-	for n := lo; n <= hi; n++ {
-		sg := 0.0
-		if o, err := chips.OccupancyFor(chip, threads, n, tgMem); err == nil {
-			sg = float64(o.SGsPerCore)
-		}
-		pts = append(pts, plotter.XY{X: float64(n), Y: sg})
-	}
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: resident simdgroups per core\n%d threads per threadgroup, %d B threadgroup memory", chip.Name, threads, tgMem)
-	p.X.Label.Text = "registers per thread"
-	p.Y.Label.Text = "simdgroups per core"
-	top := 0.0
-	for _, pt := range pts {
-		top = max(top, pt.Y)
-	}
-	p.Y.Min, p.Y.Max = 0, 1.35*top+2 // room for the legend above the curve
-	p.X.Tick.Marker = intTicks{}
-	p.Y.Tick.Marker = intTicks{}
-	line, err := plotter.NewLine(pts)
-	if err != nil {
-		return err
-	}
-	line.StepStyle = plotter.PostStep
-	line.Width = vg.Points(1.5)
-	line.Color = color.RGBA{R: 31, G: 119, B: 180, A: 255}
-	own := 0.0
-	if o, err := chips.OccupancyFor(chip, threads, regs, tgMem); err == nil {
-		own = float64(o.SGsPerCore)
-	}
-	mark, err := plotter.NewScatter(plotter.XYs{{X: float64(regs), Y: own}})
-	if err != nil {
-		return err
-	}
-	mark.GlyphStyle = draw.GlyphStyle{Shape: draw.CircleGlyph{}, Radius: vg.Points(5), Color: color.RGBA{R: 214, G: 39, B: 40, A: 255}}
-	p.Add(plotter.NewGrid(), line, mark)
-	p.Legend.Add("SGs per core", line)
-	p.Legend.Add(fmt.Sprintf("%s: %d registers, %.0f SGs", kernel, regs, own), mark)
-	p.Legend.Top = true
-	wt, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, format)
-	if err != nil {
-		return err
-	}
-	_, err = wt.WriteTo(w)
-	return err
-}
-
-// intTicks marks whole numbers at a round step (about eight labels).
-type intTicks struct{}
-
-// Ticks implements plot.Ticker.
-func (intTicks) Ticks(lo, hi float64) []plot.Tick {
-	step := 1.0
-	for _, s := range []float64{1, 2, 4, 8, 16, 32, 64, 128} {
-		step = s
-		if (hi-lo)/s <= 8 {
-			break
-		}
-	}
-	var ts []plot.Tick
-	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
-		ts = append(ts, plot.Tick{Value: v, Label: strconv.Itoa(int(v))})
-	}
-	return ts
 }

@@ -4,13 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
+	"github.com/metalsim/metalsim/accuracy"
 	"github.com/metalsim/metalsim/models"
 	"github.com/metalsim/metalsim/study"
 	"github.com/metalsim/metalsim/tile"
 	"github.com/metalsim/metalsim/trace"
+	"github.com/metalsim/metalsim/trace/plots"
 )
 
 const compareSummary = `Compare two kernel variants A and B (built-in names or .toml spec files) side by side over chips,
@@ -20,7 +21,8 @@ executed (8x8x8 on the simdgroup path, 16x16x16 on the tensor path), occupancy (
 core and what limits it) and the limiter of each. Both variants see the same routing draws.
 With --preset or --gguf the model sets --experts, --used, --m, --k and --b (giving them is an
 error); --type then overrides the weight type (a GGUF's own expert types by default).
---plot draws time and delta against n (PNG or SVG, by the file's extension).
+--plot draws time and delta against n (PNG or SVG, by the file's extension); --measured FILE
+(repeatable) adds the measured times of calibration TSVs or test-backend-ops logs as hollow markers.
 
 usage: simrun compare [flags] A B`
 
@@ -39,6 +41,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	routingFlag := fs.String("routing", "uniform", "routing: uniform, zipf:S, hot:H:F or file:PATH")
 	format := fs.String("format", "text", "output: text, csv or json")
 	plotFile := fs.String("plot", "", "also draw time and delta vs n to this .png or .svg file")
+	var measuredFiles listFlag
+	fs.Var(&measuredFiles, "measured", "with --plot: draw the measured times of this calibration TSV or test-backend-ops log beside the predicted ones (repeatable)")
 	pos, code, ok := parseWithArgs(fs, args)
 	if !ok {
 		return code
@@ -77,12 +81,21 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if *format != "text" && *format != "csv" && *format != "json" {
 		return fail(stderr, "compare", fmt.Errorf("--format %q: allowed text, csv, json", *format))
 	}
-	if *plotFile != "" {
-		if ext := strings.ToLower(filepath.Ext(*plotFile)); ext != ".png" && ext != ".svg" {
-			return fail(stderr, "compare", fmt.Errorf("--plot %q: the file must end in .png or .svg", *plotFile))
+	if err := checkPlotFile(*plotFile); err != nil {
+		return fail(stderr, "compare", err)
+	}
+	var measuredCases []accuracy.Case
+	measuredNames := strings.Join(measuredFiles, ", ")
+	if len(measuredFiles) > 0 {
+		if *plotFile == "" {
+			return fail(stderr, "compare", fmt.Errorf("--measured %s: the measured points are drawn on the --plot picture; give --plot FILE.png too", measuredNames))
 		}
-		if err := checkOutFile("--plot", *plotFile, ""); err != nil {
-			return fail(stderr, "compare", err)
+		rows, _, err := readMeasurements(measuredFiles, stderr)
+		if err != nil {
+			return fail(stderr, "compare", fmt.Errorf("--measured: %w", err))
+		}
+		if measuredCases, err = accuracy.Match(rows, accuracy.MatchOptions{}); err != nil {
+			return fail(stderr, "compare", fmt.Errorf("--measured: %w", err))
 		}
 	}
 	list, model, err := compareShapes(&shape, set, *shapes, *preset, *ggufFile)
@@ -114,10 +127,19 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		err = trace.WriteCompareText(stdout, rows, variants[0].Arg, variants[1].Arg, model, opt)
 	}
 	if err == nil && *plotFile != "" {
+		measured := plots.MeasuredPoints(rows, measuredCases)
+		if len(measuredFiles) > 0 && len(measured) == 0 {
+			return fail(stderr, "compare", fmt.Errorf("--measured %s: none of its mul_mm_id rows is a point of the comparison (its chips, path, variants %s and %s, shapes and n); nothing to overlay",
+				measuredNames, variants[0].Arg, variants[1].Arg))
+		}
 		if err = writePlot(*plotFile, func(w io.Writer, format string) error {
-			return trace.WriteComparePlot(w, format, rows, variants[0].Arg, variants[1].Arg)
+			return plots.WriteCompare(w, format, rows, variants[0].Arg, variants[1].Arg, measured)
 		}); err == nil && *format == "text" {
-			fmt.Fprintf(stdout, "\nplot: %s\n", *plotFile)
+			fmt.Fprintf(stdout, "\nplot: %s", *plotFile)
+			if len(measuredFiles) > 0 {
+				fmt.Fprintf(stdout, " (%d measured points of %s)", len(measured), measuredNames)
+			}
+			fmt.Fprintln(stdout)
 		}
 	}
 	if err != nil {

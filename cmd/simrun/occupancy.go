@@ -10,6 +10,7 @@ import (
 	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/tile"
 	"github.com/metalsim/metalsim/trace"
+	"github.com/metalsim/metalsim/trace/plots"
 )
 
 const occupancySummary = `How many threadgroups and simdgroups of a kernel stay resident on one core of a chip, which
@@ -112,7 +113,7 @@ func runOccupancy(args []string, stdout, stderr io.Writer) int {
 	}
 	if *plotFile != "" {
 		if err := writePlot(*plotFile, func(w io.Writer, format string) error {
-			return trace.WriteOccupancyPlot(w, format, chip, k.String(), nThreads, nRegs, nMem, lo, hi)
+			return plots.WriteOccupancy(w, format, chip, k.String(), nThreads, nRegs, nMem, lo, hi)
 		}); err != nil {
 			fmt.Fprintf(stderr, "simrun occupancy: %v\n", err)
 			return exitFailed

@@ -27,6 +27,18 @@ func checkOutFile(flagName, file, ext string) error {
 	return nil
 }
 
+// checkPlotFile checks a --plot file: "" (no picture), or a file ending in
+// .png or .svg in a directory that exists.
+func checkPlotFile(file string) error {
+	if file == "" {
+		return nil
+	}
+	if ext := strings.ToLower(filepath.Ext(file)); ext != ".png" && ext != ".svg" {
+		return fmt.Errorf("--plot %q: the file must end in .png or .svg", file)
+	}
+	return checkOutFile("--plot", file, "")
+}
+
 // writeOut writes b to a file or, for "-", to stdout.
 func writeOut(stdout io.Writer, file string, b []byte) error {
 	if file == "-" {

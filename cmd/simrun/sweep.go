@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/metalsim/metalsim/study"
+	"github.com/metalsim/metalsim/trace/plots"
 )
 
 const sweepSummary = `Run a cartesian design-space sweep: every chip x variant x routing (x skew) x n, one timing
@@ -30,6 +31,8 @@ shard outputs into exactly the bytes of the unsharded run:
                     simrun sweep ... --shard $JOB_COMPLETION_INDEX/16 > /out/shard-$JOB_COMPLETION_INDEX.csv
   GNU parallel:     parallel 'simrun sweep ... --shard {}/8 > shard-{}.csv' ::: $(seq 0 7)
   then:             simrun merge shard-*.csv > sweep.csv
+--plot FILE.png|.svg also draws the points: a line of µs per chip and variant over the swept axis (n
+or the routing), or a heatmap of µs over n and the routing when both are swept.
 A point that fails (e.g. a variant invalid on a chip's path) is a row with the error column set, and
 the exit status is 1. A progress bar is drawn on stderr only when stderr is a terminal.
 (docs/sweep.md has the details.)
@@ -51,6 +54,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "csv", "output: csv or json")
 	shard := fs.String("shard", "0/1", "run shard i of N (0-based): points i, i+N, i+2N, ...")
 	workers := fs.Int("workers", 0, "parallel workers (0: GOMAXPROCS); the output is the same for any value")
+	plotFile := fs.String("plot", "", "also draw the points to this .png or .svg file: lines over the swept axis, or a heatmap over n and the routing")
 	fs.Lookup("seed").Usage = "base seed: each point's routing seed derives from it, the point's routing and n (the seed column)"
 	if code, ok := parseFlagsOnly(fs, args, "sweep", stderr); !ok {
 		return code
@@ -69,6 +73,12 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "sweep", err)
 	}
+	if err := checkPlotFile(*plotFile); err != nil {
+		return fail(stderr, "sweep", err)
+	}
+	if *plotFile != "" && sn > 1 {
+		return fail(stderr, "sweep", fmt.Errorf("--plot with --shard %s: a shard holds part of the sweep; plot the unsharded sweep", *shard))
+	}
 	if *workers < 0 {
 		return fail(stderr, "sweep", fmt.Errorf("--workers = %d: must be >= 0", *workers))
 	}
@@ -86,8 +96,12 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "sweep", err)
 	}
 	failed, firstErr := 0, ""
+	var drawn []*study.Row
 	pb := newSweepProgress(stderr, "sweep", len(idx))
 	err = sw.Run(idx, nw, func(r *study.Row) error {
+		if *plotFile != "" {
+			drawn = append(drawn, r)
+		}
 		if r.Error != "" {
 			if failed == 0 {
 				firstErr = fmt.Sprintf("point %d (%s, %s, %s, n = %d): %s", r.Index, r.Chip, r.Variant, r.Routing, r.N, r.Error)
@@ -98,6 +112,9 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}, pb.update)
 	if err == nil {
 		err = out.Close()
+	}
+	if err == nil && *plotFile != "" {
+		err = writePlot(*plotFile, func(w io.Writer, format string) error { return plots.WriteSweep(w, format, drawn) })
 	}
 	if err != nil {
 		return fail(stderr, "sweep", err)

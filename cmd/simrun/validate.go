@@ -16,6 +16,7 @@ import (
 	"github.com/metalsim/metalsim/hw"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
+	"github.com/metalsim/metalsim/trace/plots"
 )
 
 // readMeasurements parses measurement files of any supported format (calibration
@@ -151,8 +152,12 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	sf.register(fs)
 	format := fs.String("format", "text", "output: text, json, markdown, or doc (the whole of docs/accuracy.md)")
 	baseline := fs.String("baseline", "", "a measurement file of the baseline build: its rows are the upstream variant, paired with the FILE rows (--variant)")
+	plotFile := fs.String("plot", "", "also draw predicted vs measured (and the deltas) to this .png or .svg file")
 	if code, ok := parse(fs, args); !ok {
 		return code
+	}
+	if err := checkPlotFile(*plotFile); err != nil {
+		return fail(stderr, "validate", err)
 	}
 	if !strings.Contains(" text json markdown doc ", " "+*format+" ") {
 		return fail(stderr, "validate", fmt.Errorf("--format %q: allowed text, json, markdown, doc", *format))
@@ -198,6 +203,13 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		}
 	default:
 		err = rep.WriteText(stdout)
+	}
+	if err == nil && *plotFile != "" {
+		if err = writePlot(*plotFile, func(w io.Writer, format string) error {
+			return plots.WriteAccuracy(w, format, rep)
+		}); err == nil && *format == "text" {
+			fmt.Fprintf(stdout, "\nplot: %s\n", *plotFile)
+		}
 	}
 	if err != nil {
 		return fail(stderr, "validate", err)

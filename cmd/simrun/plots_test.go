@@ -1,0 +1,92 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// smallMeasured measures the small shape the plot tests compare and sweep,
+// on the M1 Pro, both variants at n = 32.
+const smallMeasured = measureTSVHead + measureTSVRow +
+	"M1 Pro 16-core GPU\tsimdgroup\tMUL_MAT_ID\tq4_0\tf32\t16\t4\t64\t256\t32\thalftile\t80\n"
+
+// smallShape are the problem flags of smallMeasured's rows.
+var smallShape = []string{"--experts", "16", "--used", "4", "--m", "64", "--k", "256", "--draws", "1"}
+
+// readSVG reads a picture a command wrote and checks that it holds texts.
+func readSVG(t *testing.T, file string, texts ...string) string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range texts {
+		if !strings.Contains(string(b), ">"+s+"</text>") {
+			t.Errorf("%s: no text %q", file, s)
+		}
+	}
+	return string(b)
+}
+
+func TestValidatePlot(t *testing.T) {
+	dir := t.TempDir()
+	tsv := sweepWriteFile(t, dir, "m.tsv", smallMeasured)
+	svg := filepath.Join(dir, "acc.svg")
+	code, out, errb := simrunCmd("validate", "--draws", "1", "--plot", svg, tsv)
+	if code != exitOK || !strings.Contains(out, "plot: "+svg) {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errb)
+	}
+	readSVG(t, svg, "measured µs per op (log scale)", "predicted µs per op (log scale)", "measured Δ %", "M1 Pro 16-core GPU", "mul_mm_id")
+	for _, tc := range []struct {
+		plot, want string
+	}{
+		{filepath.Join(dir, "acc.pdf"), "must end in .png or .svg"},
+		{filepath.Join(dir, "no", "acc.png"), "no such directory"},
+	} {
+		if code, _, errb := simrunCmd("validate", "--draws", "1", "--plot", tc.plot, tsv); code != exitBadUsed || !strings.Contains(errb, tc.want) {
+			t.Errorf("--plot %s: exit %d, %q; want exit 2 and %q", tc.plot, code, errb, tc.want)
+		}
+	}
+}
+
+func TestSweepPlot(t *testing.T) {
+	dir := t.TempDir()
+	lines := filepath.Join(dir, "lines.svg")
+	args := append([]string{"sweep", "--n", "32,64", "--plot", lines}, smallShape...)
+	if code, _, errb := simrunCmd(args...); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	readSVG(t, lines, "n (tokens, log2 scale)", "predicted µs per MUL_MAT_ID", "M1 Pro 16-core GPU, upstream", "M1 Pro 16-core GPU, halftile")
+	heat := filepath.Join(dir, "heat.svg")
+	args = append([]string{"sweep", "--n", "32,64", "--routing", "zipf", "--skew", "0,1", "--plot", heat}, smallShape...)
+	if code, _, errb := simrunCmd(args...); code != exitOK {
+		t.Fatalf("heatmap: exit %d: %s", code, errb)
+	}
+	readSVG(t, heat, "routing", "zipf:0", "zipf:1", "n (tokens)")
+	args = append([]string{"sweep", "--n", "32,64", "--shard", "1/2", "--plot", lines}, smallShape...)
+	if code, _, errb := simrunCmd(args...); code != exitBadUsed || !strings.Contains(errb, "--plot with --shard 1/2") {
+		t.Errorf("--plot of a shard: exit %d, %q", code, errb)
+	}
+}
+
+func TestCompareMeasured(t *testing.T) {
+	dir := t.TempDir()
+	tsv := sweepWriteFile(t, dir, "m.tsv", smallMeasured)
+	svg := filepath.Join(dir, "cmp.svg")
+	args := append([]string{"compare", "--n", "32,64", "--plot", svg, "--measured", tsv, "upstream", "halftile"}, smallShape...)
+	code, out, errb := simrunCmd(args...)
+	if code != exitOK || !strings.Contains(out, "(2 measured points of "+tsv+")") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errb)
+	}
+	readSVG(t, svg, "measured (hollow): 2 points", "n (tokens, log2 scale)")
+	args = append([]string{"compare", "--n", "32", "--measured", tsv, "upstream", "halftile"}, smallShape...)
+	if code, _, errb := simrunCmd(args...); code != exitBadUsed || !strings.Contains(errb, "give --plot FILE.png too") {
+		t.Errorf("--measured without --plot: exit %d, %q", code, errb)
+	}
+	args = append([]string{"compare", "--n", "64", "--plot", svg, "--measured", tsv, "upstream", "halftile"}, smallShape...)
+	if code, _, errb := simrunCmd(args...); code != exitBadUsed || !strings.Contains(errb, "none of its mul_mm_id rows is a point of the comparison") {
+		t.Errorf("--measured of other points: exit %d, %q", code, errb)
+	}
+}
