@@ -112,7 +112,7 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 			jr.PredictedUs = num(r.Result.TotalUs)
 		}
 		if r.Result != nil {
-			jr.Limiter, jr.TGsPerCore = r.Result.Limiter, r.Result.Occupancy.TGsPerCore
+			jr.Limiter, jr.TGsPerCore = r.Result.Limit.String(), r.Result.Occupancy.TGsPerCore
 			jr.OccLimiter, jr.Registers = r.Result.Occupancy.Limiter, r.Result.Registers.Total
 		}
 		out.Rows = append(out.Rows, jr)

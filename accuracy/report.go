@@ -53,9 +53,9 @@ func rowCells(r RowResult, meas string) []string {
 	case !r.Modelled:
 		return append(cells, "not modelled", "", r.Reason, "")
 	case r.Row.HasTime:
-		return append(cells, fmt.Sprintf("%.1f", r.PredictedUs), fmt.Sprintf("%+.1f", r.ErrorPct), short(r.Result.Limiter), occupancy(r.Result))
+		return append(cells, fmt.Sprintf("%.1f", r.PredictedUs), fmt.Sprintf("%+.1f", r.ErrorPct), r.Result.Limit.String(), occupancy(r.Result))
 	}
-	return append(cells, fmt.Sprintf("%.1f", r.Result.TotalUs), "", short(r.Result.Limiter), occupancy(r.Result))
+	return append(cells, fmt.Sprintf("%.1f", r.Result.TotalUs), "", r.Result.Limit.String(), occupancy(r.Result))
 }
 
 // cells are the pair's cells in the order of the pair tables' columns (chip,
@@ -157,14 +157,6 @@ func (s Summary) line() string {
 	return b.String()
 }
 
-// short cuts a limiter description at its first parenthesis or colon detail.
-func short(s string) string {
-	if i := strings.Index(s, " ("); i > 0 {
-		return s[:i]
-	}
-	return s
-}
-
 // WriteMarkdown prints the report as Markdown tables (docs/accuracy.md).
 func (rep *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintln(w, "| chip | path | kernel | shape | n | variant | measured µs | predicted µs | error % | limiter | TGs/core, registers |")
@@ -231,7 +223,7 @@ func (rep *Report) WriteComparison(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f\t%.1f\t%+.1f\t%.1f\t%.1f\t%+.1f\t%+.1f\t%+.1f\t%d\t%d (%s)\t%s / %s\t\n",
 			p.Chip, p.Path, p.Kernel, max(p.Problem.Tokens, p.Dense.N), up.MeasuredUs, up.PredictedUs, up.ErrorPct, va.MeasuredUs, va.PredictedUs, va.ErrorPct,
 			p.MeasuredDeltaPct, p.PredictedDeltaPct, va.Result.Counters.Skipped.HalfTiles,
-			va.Result.Occupancy.TGsPerCore, va.Result.Occupancy.Limiter, short(up.Result.Limiter), short(va.Result.Limiter))
+			va.Result.Occupancy.TGsPerCore, va.Result.Occupancy.Limiter, up.Result.Limit, va.Result.Limit)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

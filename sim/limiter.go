@@ -2,9 +2,9 @@ package sim
 
 import "fmt"
 
-// Limiter is what bounds a run, in a speed-of-light vocabulary: String gives
-// its long name (simulate, validate), Short a one-word name (tables and
-// files: sweep, compare, model).
+// Limiter is what bounds a run, in a speed-of-light vocabulary. String gives
+// its name, the one every table, file and view prints ("matrix", "dram");
+// Meaning says what the name stands for (simulate, simrun help terms).
 type Limiter uint8
 
 // The limiters; the zero value is a result without one.
@@ -22,34 +22,43 @@ const (
 	numLimiters
 )
 
-// limiterNames are each limiter's long and short names, in value order.
-var limiterNames = [numLimiters]struct{ long, short string }{
+// limiterNames are each limiter's name and meaning, in value order.
+var limiterNames = [numLimiters]struct{ name, meaning string }{
 	LimitNone:     {"", ""},
-	LimitMatrix:   {"ALU: matrix (simdgroup MMA on the FMA pipes)", "matrix"},
-	LimitALU:      {"ALU: issue", "issue"},
-	LimitConvert:  {"ALU: conversions (integer/complex pipe)", "conversions"},
-	LimitTensor:   {"tensor unit (neural accelerator)", "tensor"},
-	LimitTGMem:    {"threadgroup memory bandwidth", "tg-memory"},
-	LimitL1:       {"L1 / load bandwidth", "l1"},
-	LimitDRAM:     {"DRAM bandwidth", "dram"},
-	LimitLatency:  {"latency (occupancy-bound: resident simdgroups cannot hide memory and barrier latency)", "latency"},
-	LimitDispatch: {"threadgroup launch (early-exit threadgroups)", "launch"},
+	LimitMatrix:   {"matrix", "ALU: the FMA pipes, running simdgroup MMAs"},
+	LimitALU:      {"issue", "ALU: instruction issue"},
+	LimitConvert:  {"conversions", "ALU: the integer/complex pipe's conversions"},
+	LimitTensor:   {"tensor", "the tensor unit (neural accelerator)"},
+	LimitTGMem:    {"tg-memory", "threadgroup memory bandwidth"},
+	LimitL1:       {"l1", "L1 / load bandwidth"},
+	LimitDRAM:     {"dram", "DRAM bandwidth"},
+	LimitLatency:  {"latency", "occupancy-bound: the resident simdgroups cannot hide memory and barrier latency"},
+	LimitDispatch: {"launch", "threadgroup launch (early-exit threadgroups)"},
 }
 
-// String returns the limiter's long name.
+// Limiters returns every limiter a run can have, in value order.
+func Limiters() []Limiter {
+	out := make([]Limiter, 0, numLimiters-1)
+	for l := LimitNone + 1; l < numLimiters; l++ {
+		out = append(out, l)
+	}
+	return out
+}
+
+// String returns the limiter's name.
 func (l Limiter) String() string {
 	if l >= numLimiters {
 		return fmt.Sprintf("Limiter(%d)", uint8(l))
 	}
-	return limiterNames[l].long
+	return limiterNames[l].name
 }
 
-// Short returns the limiter's one-word name.
-func (l Limiter) Short() string {
+// Meaning says what the limiter's name stands for.
+func (l Limiter) Meaning() string {
 	if l >= numLimiters {
 		return l.String()
 	}
-	return limiterNames[l].short
+	return limiterNames[l].meaning
 }
 
 // limiter names what bounds a run: the busiest resource if it is nearly

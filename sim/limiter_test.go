@@ -5,22 +5,26 @@ import (
 	"testing"
 )
 
-// TestLimiterNames: every limiter but none has a long and a one-word short
-// name, and no two limiters share one.
+// TestLimiterNames: every limiter but none has a one-word name and a meaning,
+// and no two limiters share either; Limiters lists each once.
 func TestLimiterNames(t *testing.T) {
-	longs, shorts := map[string]bool{}, map[string]bool{}
-	for l := LimitNone + 1; l < numLimiters; l++ {
-		long, short := l.String(), l.Short()
-		if long == "" || short == "" || strings.ContainsAny(short, " ,") {
-			t.Errorf("limiter %d: long %q, short %q", l, long, short)
-		}
-		if longs[long] || shorts[short] {
-			t.Errorf("limiter %d: %q / %q named twice", l, long, short)
-		}
-		longs[long], shorts[short] = true, true
+	names, meanings := map[string]bool{}, map[string]bool{}
+	all := Limiters()
+	if len(all) != int(numLimiters)-1 {
+		t.Fatalf("Limiters() has %d, want %d", len(all), numLimiters-1)
 	}
-	if LimitNone.String() != "" || LimitNone.Short() != "" {
-		t.Errorf("no limiter: %q / %q, want empty names", LimitNone, LimitNone.Short())
+	for _, l := range all {
+		name, meaning := l.String(), l.Meaning()
+		if name == "" || meaning == "" || strings.ContainsAny(name, " ,/") {
+			t.Errorf("limiter %d: name %q, meaning %q", l, name, meaning)
+		}
+		if names[name] || meanings[meaning] {
+			t.Errorf("limiter %d: %q / %q given twice", l, name, meaning)
+		}
+		names[name], meanings[meaning] = true, true
+	}
+	if LimitNone.String() != "" || LimitNone.Meaning() != "" {
+		t.Errorf("no limiter: %q / %q, want empty names", LimitNone, LimitNone.Meaning())
 	}
 	if got := numLimiters.String(); got != "Limiter(10)" {
 		t.Errorf("an unnamed limiter: %q", got)

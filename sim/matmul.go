@@ -286,7 +286,6 @@ func finish(res *Result, flops float64, chip *chips.Chip, dispatches int, start 
 	res.TotalUs = res.KernelUs + res.Map0Us + res.OverheadUs
 	res.TFLOPS = flops / (res.TotalUs * 1e-6) / 1e12
 	res.Limit = limiter(res.Utilization, res.Counters.Work.MMA8 > 0)
-	res.Limiter = res.Limit.String()
 	res.Sim.Wall = time.Since(start)
 	tot.add(res)
 }

@@ -138,7 +138,6 @@ type Result struct {
 	Counters    tile.Counters // of the first routing draw
 	Utilization Utilization
 	Limit       Limiter // what bounds the run
-	Limiter     string  // Limit.String(), for writers that take the long name as text
 
 	CoreBusyUs   []float64 // per core: last threadgroup finished, first draw
 	IdleSGCycles float64   // simdgroup-cycles spent waiting at barriers, mean over draws

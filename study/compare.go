@@ -134,7 +134,7 @@ func (c *Comparison) Run() ([]CompareRow, error) {
 func sideOf(res *sim.Result) CompareSide {
 	s := CompareSide{Variant: res.Kernel.Name, Path: res.Kernel.Path.String(), Us: res.TotalUs,
 		Skipped: res.Counters.Skipped.HalfTiles, TGsPerCore: res.Occupancy.TGsPerCore,
-		OccLimiter: res.Occupancy.Limiter, Limiter: res.Limit.Short(), MMAs: res.Counters.Work.MMA8, MMAShape: "8x8x8"}
+		OccLimiter: res.Occupancy.Limiter, Limiter: res.Limit.String(), MMAs: res.Counters.Work.MMA8, MMAShape: "8x8x8"}
 	if res.Kernel.Path == tile.Tensor {
 		s.MMAs, s.MMAShape = res.Counters.Work.MMA16, "16x16x16"
 	}

@@ -65,7 +65,7 @@ func ModelLayer(sm *sim.Simulator, m *models.Model, lo models.LayerOptions, ns [
 			}
 			row := ModelRow{N: n, Matmul: mm.Name, Tensor: mm.Tensor, Type: mm.Problem.TypeA.String(), M: mm.Problem.M, K: mm.Problem.K,
 				Us: res.TotalUs, KernelUs: res.KernelUs, Map0Us: res.Map0Us, DispatchUs: res.OverheadUs, TFLOPS: res.TFLOPS,
-				TGsPerCore: res.Occupancy.TGsPerCore, OccLimiter: res.Occupancy.Limiter, Limiter: res.Limit.Short(),
+				TGsPerCore: res.Occupancy.TGsPerCore, OccLimiter: res.Occupancy.Limiter, Limiter: res.Limit.String(),
 				Skipped: res.Counters.Skipped.HalfTiles, MMAs: res.Counters.Work.MMA8 + res.Counters.Work.MMA16, flops: mm.Problem.FLOPs()}
 			if mm.Problem.Broadcast {
 				row.B = 1

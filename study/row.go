@@ -79,7 +79,7 @@ func (r *Row) Record() []string {
 // fill copies a result into the row.
 func (r *Row) fill(res *sim.Result) {
 	r.TotalUs, r.KernelUs, r.Map0Us, r.DispatchUs, r.TFLOPS = res.TotalUs, res.KernelUs, res.Map0Us, res.OverheadUs, res.TFLOPS
-	r.TGsPerCore, r.OccupancyLimiter, r.Limiter = res.Occupancy.TGsPerCore, res.Occupancy.Limiter, res.Limit.Short()
+	r.TGsPerCore, r.OccupancyLimiter, r.Limiter = res.Occupancy.TGsPerCore, res.Occupancy.Limiter, res.Limit.String()
 	r.Registers, r.DRAMBytes = res.Registers.Total, res.DRAMBytes
 	c := res.Counters
 	r.Threadgroups, r.Tiles, r.Exited = c.Launched, c.Active, c.Exited

@@ -81,7 +81,7 @@ func WriteResult(w io.Writer, r *sim.Result) error {
 	u := r.Utilization
 	fmt.Fprintf(w, "  utilisation       FMA pipes %.0f%%, conversions %.0f%%, tensor %.0f%%, TG memory %.0f%%, L1 %.0f%%, DRAM %.0f%%, issue %.0f%%\n",
 		100*u.FMA, 100*u.IC, 100*u.Tensor, 100*u.TGMem, 100*u.L1, 100*u.DRAM, 100*u.Issue)
-	fmt.Fprintf(w, "  limiter           %s\n", r.Limit)
+	fmt.Fprintf(w, "  limiter           %s (%s)\n", r.Limit, r.Limit.Meaning())
 	fmt.Fprintf(w, "  idle SG-cycles    %.3g (simdgroups waiting at barriers)\n", r.IdleSGCycles)
 	if len(r.CoreBusyUs) > 0 {
 		lo, hi, sum := r.CoreBusyUs[0], r.CoreBusyUs[0], 0.0
