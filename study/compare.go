@@ -181,11 +181,11 @@ func WriteCompareCSV(w io.Writer, rows []CompareRow) error {
 	if err := cw.Write(compareColumns); err != nil {
 		return err
 	}
-	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	us := func(v float64) string { return csvFloat(v, usDecimals) }
 	d := func(v int64) string { return strconv.FormatInt(v, 10) }
 	for _, r := range rows {
-		rec := []string{r.Chip, r.Shape, strconv.Itoa(r.N), r.A.Variant, r.A.Path, f(r.A.Us), r.B.Variant, r.B.Path, f(r.B.Us),
-			f(r.DeltaUs), f(r.DeltaPct), d(r.A.Skipped), d(r.B.Skipped), d(r.A.MMAs), d(r.B.MMAs), r.A.MMAShape, r.B.MMAShape,
+		rec := []string{r.Chip, r.Shape, strconv.Itoa(r.N), r.A.Variant, r.A.Path, us(r.A.Us), r.B.Variant, r.B.Path, us(r.B.Us),
+			us(r.DeltaUs), csvFloat(r.DeltaPct, pctDecimals), d(r.A.Skipped), d(r.B.Skipped), d(r.A.MMAs), d(r.B.MMAs), r.A.MMAShape, r.B.MMAShape,
 			strconv.Itoa(r.A.TGsPerCore), strconv.Itoa(r.B.TGsPerCore), r.A.OccLimiter, r.B.OccLimiter, r.A.Limiter, r.B.Limiter}
 		if err := cw.Write(rec); err != nil {
 			return err

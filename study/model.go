@@ -95,10 +95,10 @@ func WriteModelCSV(w io.Writer, rows []ModelRow) error {
 	if err := cw.Write(modelColumns); err != nil {
 		return err
 	}
-	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	us := func(v float64) string { return csvFloat(v, usDecimals) }
 	for _, r := range rows {
 		if err := cw.Write([]string{strconv.Itoa(r.N), r.Matmul, r.Tensor, r.Type, strconv.Itoa(r.M), strconv.Itoa(r.K), strconv.Itoa(r.B),
-			f(r.Us), f(r.KernelUs), f(r.Map0Us), f(r.DispatchUs), f(r.TFLOPS), strconv.Itoa(r.TGsPerCore), r.OccLimiter, r.Limiter,
+			us(r.Us), us(r.KernelUs), us(r.Map0Us), us(r.DispatchUs), csvFloat(r.TFLOPS, tflopsDecimals), strconv.Itoa(r.TGsPerCore), r.OccLimiter, r.Limiter,
 			strconv.FormatInt(r.Skipped, 10), strconv.FormatInt(r.MMAs, 10)}); err != nil {
 			return err
 		}

@@ -64,14 +64,15 @@ var columns = []string{"index", "points", "sweep_id", "chip", "variant", "path",
 	"tgs_per_core", "occupancy_limiter", "registers_per_thread", "limiter", "threadgroups", "tiles", "exited", "half_tiles_skipped",
 	"mma8", "mma8_skipped", "mma16", "mma16_skipped", "matmul2d", "matmul2d_skipped", "error"}
 
-// Record renders the row as its CSV record.
+// Record renders the row as its CSV record, floats at their CSV precision
+// (csvFloat).
 func (r *Row) Record() []string {
 	i := func(v int) string { return strconv.Itoa(v) }
 	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
-	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	us := func(v float64) string { return csvFloat(v, usDecimals) }
 	return []string{i(r.Index), i(r.Points), r.SweepID, r.Chip, r.Variant, r.Path, r.Routing, r.Skew, i(r.N), i(r.Experts), i(r.Used),
 		i(r.M), i(r.K), r.TypeA, r.TypeB, i(r.B), r.Engine, i(r.Draws), strconv.FormatUint(r.Seed, 10),
-		f(r.TotalUs), f(r.KernelUs), f(r.Map0Us), f(r.DispatchUs), f(r.TFLOPS), f(r.DRAMBytes), i(r.TGsPerCore), r.OccupancyLimiter, i(r.Registers), r.Limiter,
+		us(r.TotalUs), us(r.KernelUs), us(r.Map0Us), us(r.DispatchUs), csvFloat(r.TFLOPS, tflopsDecimals), csvFloat(r.DRAMBytes, bytesDecimals), i(r.TGsPerCore), r.OccupancyLimiter, i(r.Registers), r.Limiter,
 		i64(r.Threadgroups), i64(r.Tiles), i64(r.Exited), i64(r.HalfTilesSkipped), i64(r.MMA8), i64(r.MMA8Skipped),
 		i64(r.MMA16), i64(r.MMA16Skipped), i64(r.Matmul2D), i64(r.Matmul2DSkipped), r.Error}
 }
