@@ -29,11 +29,22 @@ func TestValidateReport(t *testing.T) {
 		t.Errorf("measured delta %v, want -25", p.MeasuredDeltaPct)
 	}
 	var text, js, md bytes.Buffer
-	if err := rep.WriteText(&text); err != nil {
+	if err := rep.WriteText(&text, 0); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(text.String(), "not modelled") || !strings.Contains(text.String(), "MAPE") {
 		t.Errorf("text report lacks not-modelled rows or the summary:\n%s", text.String())
+	}
+	// narrower than its needed columns: the optional ones go, and a note says which
+	var narrow bytes.Buffer
+	if err := rep.WriteText(&narrow, 60); err != nil {
+		t.Fatal(err)
+	}
+	n := narrow.String()
+	header, _, _ := strings.Cut(n, "\n")
+	_, note, _ := strings.Cut(n, "(left out to fit 60 columns: ")
+	if strings.Contains(header, "regs/thread") || !strings.Contains(note, "regs/thread") || !strings.HasSuffix(note, "; --wide shows every column)\n") {
+		t.Errorf("a 60-column report:\n%s", n)
 	}
 	if err := rep.WriteJSON(&js); err != nil {
 		t.Fatal(err)

@@ -27,8 +27,10 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&params, "param", "parameter to fit, NAME@CHIP[=LO:HI] (repeatable), e.g. sg_launch_clk@\"M1 Pro 16-core GPU\"=0:2000")
 	var mf measureFlags
 	var sf simFlags
+	var tf tableFlags
 	mf.register(fs)
 	sf.register(fs)
+	tf.register(fs)
 	cv := fs.Bool("cv", false, "also run leave-one-problem-out cross-validation (one full fit per held-out problem)")
 	maxEvals := fs.Int("max-evals", 0, "simplex evaluations per fit after the grid (0: 40 per parameter)")
 	outDir := fs.String("out-dir", ".", "directory for the fitted chip files")
@@ -87,7 +89,7 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  %s @ %s: %g -> %g (bounds %g..%g)\n", p.Name, p.Chip, p.Start, p.Value, p.Lo, p.Hi)
 	}
 	fmt.Fprintf(stdout, "\nbefore: %s\nafter:  %s\n\n", summaryLine(res.Before), summaryLine(res.After))
-	if err := res.After.WriteText(stdout); err != nil {
+	if err := res.After.WriteText(stdout, tf.width()); err != nil {
 		return fail(stderr, "fit", err)
 	}
 	if *cv {

@@ -12,6 +12,7 @@ import (
 	"github.com/metalsim/metalsim/routing"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/study"
+	"github.com/metalsim/metalsim/termtable"
 	"github.com/metalsim/metalsim/tile"
 	"github.com/metalsim/metalsim/trace"
 )
@@ -329,4 +330,19 @@ func flagsGiven(fs *flag.FlagSet) map[string]bool {
 	m := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { m[f.Name] = true })
 	return m
+}
+
+// tableFlags pick how wide a command's text tables are.
+type tableFlags struct{ wide bool }
+
+func (f *tableFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&f.wide, "wide", false, fmt.Sprintf("print every column of the tables (default: the columns that fit %d characters)", termtable.DefaultWidth))
+}
+
+// width is the tables' width limit: none with --wide.
+func (f *tableFlags) width() int {
+	if f.wide {
+		return 0
+	}
+	return termtable.DefaultWidth
 }

@@ -15,7 +15,9 @@ func runHeadline(args []string, stdout, stderr io.Writer) int {
 		"path), upstream vs halftile, predicted next to the measured values embedded from the calibration sets;\n"+
 		"n < 32 runs mul_mv_id, as llama.cpp does.", stderr)
 	var sf simFlags
+	var tf tableFlags
 	sf.register(fs)
+	tf.register(fs)
 	if code, ok := parseFlagsOnly(fs, args, "headline", stderr); !ok {
 		return code
 	}
@@ -37,7 +39,7 @@ func runHeadline(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "MUL_MAT_ID q4_0 x f32, 128 experts, top-8, m=768, k=2048: measured (calibration sets) vs predicted")
 	fmt.Fprintln(stdout)
-	if err := rep.WriteComparison(stdout); err != nil {
+	if err := rep.WriteComparison(stdout, tf.width()); err != nil {
 		return fail(stderr, "headline", err)
 	}
 	sf.writeRates(stderr)

@@ -4,7 +4,9 @@ package main
 // whatever its format. The files are constructed here, not captured.
 
 import (
+	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -15,12 +17,18 @@ const (
 	measureTSVRow  = "M1 Pro 16-core GPU\tsimdgroup\tMUL_MAT_ID\tq4_0\tf32\t16\t4\t64\t256\t32\tupstream\t100\n"
 )
 
+// hasSummary reports whether validate's summary table has the line of name
+// (a chip and path, or "all") with rows rows, modelled of them modelled.
+func hasSummary(out, name string, rows, modelled int) bool {
+	return regexp.MustCompile(fmt.Sprintf(`(?m)^%s +%d +%d `, regexp.QuoteMeta(name), rows, modelled)).MatchString(out)
+}
+
 // TestValidateReadsByteOrderMark: a calibration TSV saved with a UTF-8
 // byte-order mark validates like the same file without one.
 func TestValidateReadsByteOrderMark(t *testing.T) {
 	f := sweepWriteFile(t, t.TempDir(), "bom.tsv", "\xef\xbb\xbf"+measureTSVHead+measureTSVRow)
 	code, out, errb := simrunCmd("validate", "--draws", "1", f)
-	if code != exitOK || !strings.Contains(out, "all: 1 rows, 1 modelled") {
+	if code != exitOK || !hasSummary(out, "all", 1, 1) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errb)
 	}
 }
@@ -41,7 +49,7 @@ func TestValidateRejectsImplausibleTimes(t *testing.T) {
 		"  MUL_MAT_ID(type_a=q4_0,type_b=f32,n_mats=16,n_used=4,b=0,m=64,n=64,k=256): 10 runs - 100.00 us/run - 4.19 MFLOP/run - 41.90 GFLOPS\n")
 	code, out, errb = simrunCmd("validate", "--draws", "1", log)
 	want = `zero.log: line 3: MUL_MAT_ID perf line: us/run "0.00": zero; want a positive decimal number of microseconds per run, in [0.001, 1e+09] (line skipped)`
-	if code != exitOK || !strings.Contains(errb, want) || !strings.Contains(out, "all: 1 rows, 1 modelled") || strings.Contains(out, "Inf") {
+	if code != exitOK || !strings.Contains(errb, want) || !hasSummary(out, "all", 1, 1) || strings.Contains(out, "Inf") {
 		t.Errorf("exit %d\n%s\n%s\nwant exit 0, one row and %q", code, out, errb, want)
 	}
 }
@@ -114,7 +122,7 @@ func TestMeasurementFileGivenTwice(t *testing.T) {
 	}
 	// distinct files still pair: the baseline's rows are upstream
 	code, out, errb := simrunCmd("validate", "--draws", "1", "--baseline", base, "--variant", "halftile", variant)
-	if code != exitOK || !strings.Contains(out, "halftile vs upstream") || !strings.Contains(out, "all: 2 rows, 2 modelled") {
+	if code != exitOK || !strings.Contains(out, "halftile vs upstream") || !hasSummary(out, "all", 2, 2) {
 		t.Errorf("--baseline: exit %d\n%s\n%s", code, out, errb)
 	}
 }
@@ -132,7 +140,7 @@ func TestValidateMisspeltColumn(t *testing.T) {
 	}
 	extra := sweepWriteFile(t, dir, "extra.tsv", strings.Replace(measureTSVHead, "\n", "\tnotes\n", 1)+
 		strings.Replace(measureTSVRow, "\n", "\tmeasured twice\n", 1))
-	if code, out, errb := simrunCmd("validate", "--draws", "1", extra); code != exitOK || !strings.Contains(out, "all: 1 rows") {
+	if code, out, errb := simrunCmd("validate", "--draws", "1", extra); code != exitOK || !hasSummary(out, "all", 1, 1) {
 		t.Errorf("extra column: exit %d\n%s\n%s", code, out, errb)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // smallMeasured measures the small shape the plot tests compare and sweep,
@@ -88,5 +89,38 @@ func TestCompareMeasured(t *testing.T) {
 	args = append([]string{"compare", "--n", "64", "--plot", svg, "--measured", tsv, "upstream", "halftile"}, smallShape...)
 	if code, _, errb := simrunCmd(args...); code != exitBadUsed || !strings.Contains(errb, "none of its mul_mm_id rows is a point of the comparison") {
 		t.Errorf("--measured of other points: exit %d, %q", code, errb)
+	}
+}
+
+// widest is the width of out's widest line, in characters.
+func widest(out string) int {
+	w := 0
+	for _, l := range strings.Split(out, "\n") {
+		w = max(w, utf8.RuneCountInString(l))
+	}
+	return w
+}
+
+// TestTablesFitATerminal: the headline (its pinned output) and validate fit
+// 120 columns, saying what they left out; --wide prints every column.
+func TestTablesFitATerminal(t *testing.T) {
+	headline, err := os.ReadFile(filepath.Join("testdata", "pinned", "headline.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := widest(string(headline)); w > 120 {
+		t.Errorf("the headline is %d characters wide", w)
+	}
+	tsv := sweepWriteFile(t, t.TempDir(), "m.tsv", smallMeasured)
+	code, out, errb := simrunCmd("validate", "--draws", "1", tsv)
+	if code != exitOK || widest(out) > 120 {
+		t.Fatalf("validate: exit %d, %d wide\n%s\n%s", code, widest(out), out, errb)
+	}
+	code, wide, errb := simrunCmd("validate", "--draws", "1", "--wide", tsv)
+	if code != exitOK || !strings.Contains(wide, "regs/thread") || strings.Contains(wide, "left out to fit") {
+		t.Fatalf("validate --wide: exit %d\n%s\n%s", code, wide, errb)
+	}
+	if !strings.Contains(out, "regs/thread") && !strings.Contains(out, "left out to fit") {
+		t.Errorf("validate left out columns without saying so:\n%s", out)
 	}
 }

@@ -148,8 +148,10 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		"which reports measured vs predicted deltas per case.\n\nusage: simrun validate [flags] [FILE...]", stderr)
 	var mf measureFlags
 	var sf simFlags
+	var tf tableFlags
 	mf.register(fs)
 	sf.register(fs)
+	tf.register(fs)
 	format := fs.String("format", "text", "output: text, json, markdown, or doc (the whole of docs/accuracy.md)")
 	baseline := fs.String("baseline", "", "a measurement file of the baseline build: its rows are the upstream variant, paired with the FILE rows (--variant)")
 	plotFile := fs.String("plot", "", "also draw predicted vs measured (and the deltas) to this .png or .svg file")
@@ -202,7 +204,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 			err = rep.WriteAccuracyDoc(stdout, "go run ./cmd/simrun validate "+strings.Join(quoteArgs(args), " "), chipList)
 		}
 	default:
-		err = rep.WriteText(stdout)
+		err = rep.WriteText(stdout, tf.width())
 	}
 	if err == nil && *plotFile != "" {
 		if err = writePlot(*plotFile, func(w io.Writer, format string) error {
