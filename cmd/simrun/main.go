@@ -92,7 +92,15 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	}
 	name := args[0]
 	if name == "help" || name == "-h" || name == "--help" || name == "-help" {
-		usage(stdout)
+		switch {
+		case name == "help" && len(args) == 2 && args[1] == "terms":
+			writeTerms(stdout)
+		case len(args) > 1:
+			fmt.Fprintf(stderr, "simrun help: unknown topic %q (simrun help terms explains the tables' words)\n", strings.Join(args[1:], " "))
+			return exitBadUsed
+		default:
+			usage(stdout)
+		}
 		return exitOK
 	}
 	if strings.HasPrefix(name, "-") {
@@ -117,7 +125,7 @@ func usage(w io.Writer) {
 	for _, c := range cs {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'simrun COMMAND -h' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'simrun COMMAND -h' for a command's flags, 'simrun help terms' for the words the tables use.")
 }
 
 // newFlags makes a flag set that reports errors to stderr without exiting.

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/metalsim/metalsim/sim"
+)
+
+// TestHelpTerms: simrun help terms explains every term and limiter, within
+// 100 columns, and the README's glossary holds the same words.
+func TestHelpTerms(t *testing.T) {
+	code, out, errb := simrun("help", "terms")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	for _, w := range []string{"map0", "SLC", "TGs/core", "WMAPE", "R²(log)", "broadcast b", "n_mats"} {
+		if !strings.Contains(out, "  "+w+" ") {
+			t.Errorf("help terms does not explain %s", w)
+		}
+	}
+	flat := strings.Join(strings.Fields(out), " ") // the meanings unwrapped
+	for _, l := range sim.Limiters() {
+		if !strings.Contains(out, "  "+l.String()+" ") || !strings.Contains(flat, l.String()+" "+l.Meaning()) {
+			t.Errorf("help terms does not name the limiter %s", l)
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if n := len([]rune(line)); n > 100 {
+			t.Errorf("a line of %d characters: %q", n, line)
+		}
+	}
+	if code, _, errb := simrun("help", "nope"); code != exitBadUsed || !strings.Contains(errb, `unknown topic "nope"`) {
+		t.Errorf("help nope: exit %d, %q", code, errb)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := glossaryMarkdown(); !strings.Contains(string(readme), want) {
+		t.Errorf("README.md's glossary is not the terms of simrun help terms; its tables should read:\n%s", want)
+	}
+}
