@@ -16,6 +16,13 @@ type Goals struct {
 	DeltaPP float64 // percentage points
 }
 
+// The accuracy picture docs/accuracy.md embeds, and the command that draws
+// it from the embedded calibration sets.
+const (
+	PictureFile    = "img/accuracy.png" // relative to docs/
+	PictureCommand = "go run ./cmd/simrun validate --plot docs/" + PictureFile
+)
+
 // goalsFor returns the bars of docs/accuracy.md: the simdgroup-path chips (min
 // of 3 runs) 2 % and 1.5 pp; the tensor-path chips (single passes, about ±5 %
 // noise) 5 % and 3 pp.
@@ -74,6 +81,10 @@ func (rep *Report) WriteAccuracyDoc(w io.Writer, command string, chipList []*chi
 		fmt.Fprintf(w, "| %s / %s | %d | %s | %d | %s | ± %.1f | %s |\n",
 			cs.Chip, cs.Path, cs.Modelled, abs, cs.Pairs, maxDelta, g.DeltaPP, met)
 	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "![Predicted against measured µs on log-log axes with y = x and a ±10 %% band, colour by chip, marker by kernel; beside it, measured against predicted Δ %% of each variant-vs-baseline pair](%s)\n\n", PictureFile)
+	fmt.Fprintf(w, "Drawn by `%s` (re-run it with this page): every modelled row with a measured time, the\n", PictureCommand)
+	fmt.Fprintln(w, "worst ones named; beside it every variant-vs-baseline pair's measured and predicted Δ %.")
 	fmt.Fprintln(w)
 	rep.writeByKernel(w)
 	fmt.Fprintln(w)

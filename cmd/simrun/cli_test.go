@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/metalsim/metalsim/accuracy"
 )
 
 // runCLI runs simrun with args and returns the exit code and outputs.
@@ -266,6 +268,23 @@ func TestDocsCurrent(t *testing.T) {
 		if out != string(want) {
 			t.Errorf("docs/%s is stale: re-run `go run ./cmd/simrun %s > docs/%s`", tc.file, strings.Join(tc.args, " "), tc.file)
 		}
+	}
+	// the picture docs/accuracy.md embeds, redrawn by its command. Byte for
+	// byte on amd64, where it is committed from: other architectures may
+	// fuse multiply-adds and move an antialiased pixel.
+	if runtime.GOARCH != "amd64" {
+		t.Skipf("docs/%s is compared on amd64 only", accuracy.PictureFile)
+	}
+	want, err := os.ReadFile(filepath.Join("..", "..", "docs", accuracy.PictureFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	png := filepath.Join(t.TempDir(), "accuracy.png")
+	if code, _, errb := runCLI("validate", "--plot", png); code != exitOK {
+		t.Fatalf("validate --plot: exit %d: %s", code, errb)
+	}
+	if got, err := os.ReadFile(png); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("docs/%s is stale (%v): re-run `%s`", accuracy.PictureFile, err, accuracy.PictureCommand)
 	}
 }
 
