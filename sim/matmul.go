@@ -221,8 +221,8 @@ func (s *Simulator) RunMulMVID(p tile.Problem, chip *chips.Chip, opt Options) (*
 // RunWorkload predicts the time of one matmul op on a chip: the kernel
 // llama.cpp dispatches for it (tile.Workload.Dispatch), or forced instead
 // (tile.KernelAuto: no forcing), with kernel k's variant and path where the
-// kernel that runs has them (mul_mm_id and mul_mm; tile.DenseKnobs says which
-// knobs the others ignore).
+// kernel that runs has them (mul_mm_id and mul_mm; the knob table's Applies
+// column, tile.Knob, says which kernels and paths take each knob).
 func (s *Simulator) RunWorkload(w tile.Workload, k tile.Kernel, forced tile.MetalKernel, chip *chips.Chip, opt Options) (*Result, error) {
 	if err := w.Validate(); err != nil {
 		return nil, err

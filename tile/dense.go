@@ -119,9 +119,9 @@ func (p DenseProblem) FLOPs() float64 {
 // tokens (an edge tile's; dense tiles have no routing), zeroed B padding and
 // the codebook reads on the simdgroup path; the tile, simdgroups, half-skip
 // (one matmul2d per used part) and codebook reads on the tensor path, which
-// stages no B tile (DenseKnobs says which knobs a path ignores). A variant
-// with mul_mm_id's upstream tile takes kernel_mul_mm's own (DenseGeometry):
-// 64x128 on the tensor path.
+// stages no B tile (the knob table's Applies column says which kernels and
+// paths take each knob). A variant with mul_mm_id's upstream tile takes
+// kernel_mul_mm's own (DenseGeometry): 64x128 on the tensor path.
 type MMBuilder struct {
 	Problem DenseProblem
 	Kernel  Kernel   // the variant and path, with the dense tile (DenseKernelFor)

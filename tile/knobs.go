@@ -6,16 +6,19 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/metalsim/metalsim/dequant"
 )
 
 // Knob is one variant knob: a field of Variant with its spec key, its doc, its
-// enum names, how it reads and prints, and its rules. The knob table (Knobs)
-// drives the TOML spec's parser and printer (ParseVariantSpec,
-// FormatVariantSpec), Validate's range and enum rules, `simrun variants` and the
-// variant's part of a sweep id (Definition). A new knob is one row here plus the
-// builder code that reads its field.
+// enum names, how it reads and prints, its rules and the kernels that take it.
+// The knob table (Knobs) drives the TOML spec's parser and printer
+// (ParseVariantSpec, FormatVariantSpec), Validate's range and enum rules,
+// `simrun variants`, the variant's part of a sweep id (Definition) and the note
+// a run gives when a variant's knobs do not apply to the kernel that runs
+// (Variant.KnobNote). A new knob is one row here plus the builder code that
+// reads its field.
 type Knob struct {
 	Key string // spec key, also the name Validate's messages give the field
 	// Geometry puts the knob in the spec's "tile geometry" section (else in
@@ -25,6 +28,9 @@ type Knob struct {
 	Doc      string   // the comment FormatVariantSpec writes after the key
 	Column   string   // `simrun variants` column; "" joins the value to the previous column's, as AxB
 	Names    []string // an enum's value names in value order (nil: an integer or a bool knob)
+	// Applies lists the kernels and paths whose builders read the knob; the
+	// mat-vec kernels (mul_mv, mul_mv_ext, mul_mv_id) take none.
+	Applies []KernelPath
 	// field points at the knob's field of v: an int, a bool, or an enum (an
 	// unsigned integer type whose values index Names).
 	field func(v *Variant) any
@@ -36,31 +42,43 @@ type Knob struct {
 // knobTable is every knob, in the order of Variant's fields (Definition follows
 // it) and of the spec (FormatVariantSpec writes it).
 var knobTable = withFieldNames([]Knob{
-	{Key: "nr0", Geometry: true, Column: "nr0", Doc: "weight rows per tile (multiple of 8)",
+	{Key: "nr0", Applies: mmAll, Geometry: true, Column: "nr0", Doc: "weight rows per tile (multiple of 8)",
 		field: func(v *Variant) any { return &v.NR0 }},
-	{Key: "nr1", Geometry: true, Column: "nr1", Doc: "tokens per tile (multiple of 8)",
+	{Key: "nr1", Applies: mmAll, Geometry: true, Column: "nr1", Doc: "tokens per tile (multiple of 8)",
 		field: func(v *Variant) any { return &v.NR1 }},
-	{Key: "nr1h", Geometry: true, Column: "nr1h", Doc: "token part the half-skip works on (multiple of 8, divides nr1)",
+	{Key: "nr1h", Applies: mmAll, Geometry: true, Column: "nr1h", Doc: "token part the half-skip works on (multiple of 8, divides nr1)",
 		field: func(v *Variant) any { return &v.NR1H }},
-	{Key: "nk", Geometry: true, Column: "nk", Doc: "k per step (multiple of 16)",
+	{Key: "nk", Applies: mmAll, Geometry: true, Column: "nk", Doc: "k per step (multiple of 16)",
 		field: func(v *Variant) any { return &v.NK }},
-	{Key: "simdgroups", Geometry: true, Column: "SGs", Doc: "simdgroups per threadgroup (32 threads each; a chip's max_threads_per_tg caps the threads)",
+	{Key: "simdgroups", Applies: mmAll, Geometry: true, Column: "SGs", Doc: "simdgroups per threadgroup (32 threads each; a chip's max_threads_per_tg caps the threads)",
 		field: func(v *Variant) any { return &v.NSG }},
-	{Key: "sg_rows", Geometry: true, Column: "SG grid", Doc: "simdgroup grid over the tile: rows x cols = simdgroups",
+	{Key: "sg_rows", Applies: mmSimdgroup, Geometry: true, Column: "SG grid", Doc: "simdgroup grid over the tile: rows x cols = simdgroups",
 		field: func(v *Variant) any { return &v.SGRows }},
-	{Key: "sg_cols", Geometry: true, Column: "", Doc: "(simdgroup path; the tensor path splits matmul2d tiles instead)",
+	{Key: "sg_cols", Applies: mmSimdgroup, Geometry: true, Column: "", Doc: "(simdgroup path; the tensor path splits matmul2d tiles instead)",
 		field: func(v *Variant) any { return &v.SGCols }},
-	{Key: "half_skip", Column: "half-skip", Doc: "skip nr1h token parts that hold no routed token",
+	{Key: "half_skip", Applies: mmAll, Column: "half-skip", Doc: "skip nr1h token parts that hold no routed token",
 		field: func(v *Variant) any { return &v.HalfSkip }},
-	{Key: "b_padding", Column: "B padding", Names: paddingNames, Doc: "B rows past the tokens: restage (every k-step, upstream) | zero (once)",
+	{Key: "b_padding", Applies: stagedB, Column: "B padding", Names: paddingNames, Doc: "B rows past the tokens: restage (every k-step, upstream) | zero (once)",
 		field: func(v *Variant) any { return &v.Padding }},
-	{Key: "codebook", Column: "codebook", Names: []string{dequant.ByteReads.String(), dequant.WordReads.String()}, Doc: "iq codebook reads: bytes | words (uint32)",
+	{Key: "codebook", Applies: mmAll, Column: "codebook", Names: []string{dequant.ByteReads.String(), dequant.WordReads.String()}, Doc: "iq codebook reads: bytes | words (uint32)",
 		field: func(v *Variant) any { return &v.Codebook }},
-	{Key: "b_extents", Column: "B extents", Names: extentsNames, Doc: "tensor path B view: upstream dextents(tokens, nk) | fixed dextents(nk, tokens)",
+	{Key: "b_extents", Applies: mmIDTensor, Column: "B extents", Names: extentsNames, Doc: "tensor path B view: upstream dextents(tokens, nk) | fixed dextents(nk, tokens)",
 		field: func(v *Variant) any { return &v.BExtents }},
-	{Key: "dual_descriptor", Column: "dual desc", Doc: "tensor path: full- and half-tile matmul2d descriptors both live",
+	{Key: "dual_descriptor", Applies: mmIDTensor, Column: "dual desc", Doc: "tensor path: full- and half-tile matmul2d descriptors both live",
 		field: func(v *Variant) any { return &v.DualDescriptor }},
 })
+
+// The kernels and paths knobs apply to: the mat-mat kernels share the tile
+// and its staging (tile/dense.go); the simdgroup grid is the simdgroup path's;
+// dense kernel_mul_mm on the tensor path stages no B tile (its left operand is
+// a view on src1 in device memory), so B padding is not its knob; the B view's
+// extents and the dual descriptor are mul_mm_id's tensor body's.
+var (
+	mmAll       = []KernelPath{{KernelMulMMID, Simdgroup}, {KernelMulMMID, Tensor}, {KernelMulMM, Simdgroup}, {KernelMulMM, Tensor}}
+	mmSimdgroup = []KernelPath{{KernelMulMMID, Simdgroup}, {KernelMulMM, Simdgroup}}
+	stagedB     = []KernelPath{{KernelMulMMID, Simdgroup}, {KernelMulMMID, Tensor}, {KernelMulMM, Simdgroup}}
+	mmIDTensor  = []KernelPath{{KernelMulMMID, Tensor}}
+)
 
 // Knobs returns the knob table, in spec order.
 func Knobs() []Knob { return slices.Clone(knobTable) }
@@ -224,4 +242,84 @@ func (v Variant) Definition() []byte {
 		}
 	}
 	return append(b, '}')
+}
+
+// Takes reports whether the knob applies to kernel kern on path.
+func (k Knob) Takes(kern MetalKernel, path Path) bool {
+	return slices.Contains(k.Applies, KernelPath{kern, path})
+}
+
+// AppliesText renders the kernels and paths the knob applies to, kernel by
+// kernel: "mul_mm_id, mul_mm", "mul_mm_id, mul_mm (simdgroup path)",
+// "mul_mm_id (tensor path)", or "mul_mm_id; mul_mm (simdgroup path)" when the
+// kernels take it on different paths.
+func (k Knob) AppliesText() string {
+	type entry struct {
+		kern  MetalKernel
+		paths []string
+	}
+	var byKernel []entry
+	for _, kp := range k.Applies {
+		if n := len(byKernel); n > 0 && byKernel[n-1].kern == kp.Kernel {
+			byKernel[n-1].paths = append(byKernel[n-1].paths, kp.Path.String())
+			continue
+		}
+		byKernel = append(byKernel, entry{kp.Kernel, []string{kp.Path.String()}})
+	}
+	qualify := func(e entry) string {
+		if len(e.paths) == len(pathNames) {
+			return ""
+		}
+		return " (" + strings.Join(e.paths, ", ") + " path)"
+	}
+	var parts []string
+	for i, e := range byKernel {
+		part := e.kern.String()
+		if i+1 < len(byKernel) && qualify(byKernel[i+1]) == qualify(e) {
+			parts = append(parts, part+", ") // shares the next kernel's qualifier
+			continue
+		}
+		parts = append(parts, part+qualify(e)+"; ")
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.TrimSuffix(strings.Join(parts, ""), "; ")
+}
+
+// TakenBy reports whether kernel kern takes the knob on any of its paths.
+func (k Knob) TakenBy(kern MetalKernel) bool {
+	return slices.ContainsFunc(k.Applies, func(kp KernelPath) bool { return kp.Kernel == kern })
+}
+
+// IgnoredKnobs returns the spec keys of v's knobs that differ from the
+// upstream variant's and that kernel kern takes on none of its paths: what the
+// variant asks for that a run of kern leaves out. The mat-vec kernels take no
+// knob, so they ignore every knob v sets differently. A knob kern takes on
+// another path only (B padding on dense mul_mm's tensor path, which stages no
+// B tile) is the variant's path's matter: Knob.AppliesText says which.
+func (v Variant) IgnoredKnobs(kern MetalKernel) []string {
+	up := Upstream()
+	var keys []string
+	for _, k := range knobTable {
+		if k.Value(v) != k.Value(up) && !k.TakenBy(kern) {
+			keys = append(keys, k.Key)
+		}
+	}
+	return keys
+}
+
+// KnobNote is the one note every command gives when some of v's knobs do not
+// apply to the kernel that runs (IgnoredKnobs), or "" when all of them do.
+func (v Variant) KnobNote(kern MetalKernel) string {
+	keys := v.IgnoredKnobs(kern)
+	if len(keys) == 0 {
+		return ""
+	}
+	verb, them := "do not apply", "them"
+	if len(keys) == 1 {
+		verb, them = "does not apply", "it"
+	}
+	return fmt.Sprintf("variant %s: %s %s to %s; the run leaves %s out (simrun variants --knobs lists the kernels each knob applies to)",
+		v.Name, strings.Join(keys, ", "), verb, kern, them)
 }

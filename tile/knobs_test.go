@@ -147,3 +147,41 @@ func TestKnobColumns(t *testing.T) {
 		t.Fatalf("halftile-dual knob cells %q", got)
 	}
 }
+
+// TestKnobApplies: only the mat-mat kernels take knobs; the table's kernels
+// render as `simrun variants --knobs` prints them; the note names exactly the
+// knobs a kernel leaves out.
+func TestKnobApplies(t *testing.T) {
+	want := map[string]string{
+		"nr0": "mul_mm_id, mul_mm", "sg_rows": "mul_mm_id, mul_mm (simdgroup path)",
+		"b_padding": "mul_mm_id; mul_mm (simdgroup path)", "b_extents": "mul_mm_id (tensor path)",
+	}
+	for _, k := range Knobs() {
+		if len(k.Applies) == 0 {
+			t.Errorf("knob %s: applies to no kernel", k.Key)
+		}
+		for _, kp := range k.Applies {
+			if kp.Kernel != KernelMulMM && kp.Kernel != KernelMulMMID {
+				t.Errorf("knob %s: applies to %s, a kernel without a tile", k.Key, kp.Kernel)
+			}
+		}
+		if w, ok := want[k.Key]; ok && k.AppliesText() != w {
+			t.Errorf("knob %s: applies to %q, want %q", k.Key, k.AppliesText(), w)
+		}
+	}
+	for _, tc := range []struct {
+		v    Variant
+		kern MetalKernel
+		want string
+	}{
+		{Upstream(), KernelMulMVID, ""},
+		{HalfTile(), KernelMulMMID, ""},
+		{HalfTile(), KernelMulMVID, "variant halftile: half_skip, b_padding, codebook, b_extents do not apply to mul_mv_id; the run leaves them out"},
+		{HalfTile(), KernelMulMM, "variant halftile: b_extents does not apply to mul_mm; the run leaves it out"},
+		{Tile64x8(), KernelMulMVExt, "variant tile64x8: nr1, nr1h, sg_rows, sg_cols, b_extents do not apply to mul_mv_ext"},
+	} {
+		if got := tc.v.KnobNote(tc.kern); tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("%s on %s: note %q, want %q", tc.v.Name, tc.kern, got, tc.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/isa"
 )
 
 // MetalKernel names a Metal matmul kernel llama.cpp's Metal backend
@@ -226,3 +227,99 @@ func DenseDispatch(typeA string, n, k int, f32B bool) MetalKernel {
 // denseMMMinTokens is ne11_mm_min: mul_mm runs for more tokens than this
 // (kernel-facts §2.1).
 const denseMMMinTokens = 8
+
+// KernelPath is a Metal kernel with one of its bodies: the mat-mat kernels
+// have a simdgroup-matrix and a tensor (matmul2d) body, chosen by the library
+// llama.cpp compiles.
+type KernelPath struct {
+	Kernel MetalKernel
+	Path   Path
+}
+
+// DispatchRule says which condition of llama.cpp's rule (kernel-facts §2.1,
+// §2.2) picks Dispatch's kernel for the workload, as the rule states it (the
+// same words for every n it covers): "n < 32 tokens", "f32 activations,
+// k % 128 = 0 and 2 <= n <= 8 for q4_0", ...
+func (w Workload) DispatchRule() string {
+	if w.Op == OpMulMatID {
+		switch p := w.MoE; {
+		case p.Tokens < MinMMTokens:
+			return fmt.Sprintf("n < %d tokens", MinMMTokens)
+		case p.K < MinMMK:
+			return fmt.Sprintf("k < %d", MinMMK)
+		}
+		return fmt.Sprintf("n >= %d tokens and k >= %d", MinMMTokens, MinMMK)
+	}
+	p := w.Dense
+	t := p.TypeA.String()
+	lo, hi, ext := extTokens(t)
+	switch w.Dispatch() {
+	case KernelMulMVExt:
+		return fmt.Sprintf("f32 activations, k %% 128 = 0 and %d <= n <= %d for %s", lo, hi, t)
+	case KernelMulMM:
+		return fmt.Sprintf("n > %d tokens and k >= %d", denseMMMinTokens, MinMMK)
+	}
+	if p.N > denseMMMinTokens {
+		return fmt.Sprintf("k < %d", MinMMK)
+	}
+	why := fmt.Sprintf("n <= %d tokens", denseMMMinTokens)
+	switch {
+	case !ext:
+		return why + fmt.Sprintf(" and %s has no mul_mv_ext", t)
+	case p.HalfB:
+		return why + " and mul_mv_ext takes f32 activations only"
+	case p.K%128 != 0:
+		return why + " and mul_mv_ext needs k % 128 = 0"
+	}
+	return fmt.Sprintf("n < %d: mul_mv_ext takes %d to %d tokens for %s", lo, lo, hi, t)
+}
+
+// ForcedNote says, for a kernel forced instead of llama.cpp's choice, what
+// llama.cpp runs and why (DispatchRule); "" when kern is that choice.
+func (w Workload) ForcedNote(kern MetalKernel) string {
+	d := w.Dispatch()
+	if kern == d || kern == KernelAuto {
+		return ""
+	}
+	return fmt.Sprintf("kernel %s is forced: llama.cpp runs %s here (%s)", kern, d, w.DispatchRule())
+}
+
+// KernelShape returns the shape (threads, registers per thread, threadgroup
+// memory) of kernel kern running the workload, with kernel k's variant and
+// path where kern takes them (the mat-mat kernels); only the workload's types
+// and k matter, the latter for the k-steps and the mat-vec geometry.
+func (w Workload) KernelShape(kern MetalKernel, k Kernel) (Shape, error) {
+	if err := w.Validate(); err != nil {
+		return Shape{}, err
+	}
+	kern, err := w.Kernel(kern)
+	if err != nil {
+		return Shape{}, err
+	}
+	var v VecKernel
+	switch kern {
+	case KernelMulMMID:
+		return KernelShape(w.MoE, k)
+	case KernelMulMM:
+		b, err := NewMMVariantBuilder(w.Dense, k)
+		if err != nil {
+			return Shape{}, err
+		}
+		return ShapeOf(b.ShapePrograms()), nil
+	case KernelMulMVID:
+		v = MulMV(w.MoE.TypeA, w.MoE.K, true)
+	default:
+		if v, err = DenseVecKernel(w.Dense, kern); err != nil {
+			return Shape{}, err
+		}
+	}
+	typeA, halfB, kk := w.TypeA(), w.MoE.HalfB, w.MoE.K
+	if w.Op == OpMulMat {
+		halfB, kk = w.Dense.HalfB, w.Dense.K
+	}
+	b, err := NewVecBuilder(v, typeA, halfB, kk)
+	if err != nil {
+		return Shape{}, err
+	}
+	return ShapeOf([]*isa.Program{b.Program(b.Context(v.RowsPerTG(), v.Tokens))}), nil
+}
