@@ -265,11 +265,13 @@ func matchMulMat(c Case) (Case, error) {
 	if err := prob.Validate(); err != nil {
 		return c, err
 	}
-	c.Kernel = tile.DenseWorkload(prob).Dispatch().String()
+	kern := tile.DenseWorkload(prob).Dispatch()
+	c.Kernel = kern.String()
 	if nk := tile.DenseGeometry(tile.Simdgroup).NK; c.Kernel == KernelMulMM && prob.K%nk != 0 { // nk is the same on both paths
 		c.Reason = fmt.Sprintf("k = %d is not a multiple of %d: mul_mm's bounds-checked K tail (bc_inp) is not modelled", prob.K, nk)
 		return c, nil
 	}
+	c.Note = c.Variant.KnobNote(kern) // a relative row's delta is then the knobs the kernel takes
 	c.Modelled = true
 	return c, nil
 }

@@ -127,16 +127,14 @@ type predKey struct {
 	variant string
 }
 
-// keyOf returns the prediction a case with variant v needs. The mm_id variant
-// only changes mul_mm_id, and the path only mul_mm_id and mul_mm: the other
-// kernels' rows share one prediction.
+// keyOf returns the prediction a case with variant v needs. The variant and
+// the path change only the mat-mat kernels (mul_mm_id and mul_mm, which take
+// the knobs: tile.Knob.Applies): the mat-vec kernels' rows share one
+// prediction, so a relative row of one compares the same time twice.
 func keyOf(c Case, v tile.Variant) predKey {
 	k := predKey{chip: c.Chip, kernel: c.Kernel, path: c.Path, problem: c.Problem, dense: c.Dense, variant: v.Name}
-	if c.Kernel != KernelMulMMID {
-		k.variant = ""
-		if c.Kernel != KernelMulMM {
-			k.path = tile.Simdgroup
-		}
+	if c.Kernel != KernelMulMMID && c.Kernel != KernelMulMM {
+		k.variant, k.path = "", tile.Simdgroup
 	}
 	return k
 }

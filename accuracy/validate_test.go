@@ -113,6 +113,30 @@ func TestValidateRelativeRows(t *testing.T) {
 	}
 }
 
+// TestValidateRelativeDenseRows: a relative MUL_MAT row times its baseline and
+// its variant each: where the kernel llama.cpp dispatches takes the variant's
+// knobs (mul_mm, n > 8) the predicted delta is the variant's; where it takes
+// none (mul_mv_ext at n = 8) the delta is 0 and the row's note says why.
+func TestValidateRelativeDenseRows(t *testing.T) {
+	tsv := "# chip\top\ttype_a\ttype_b\tm\tk\tn\tbaseline\tvariant\tdelta_pct\n" +
+		"M1 Pro 16-core GPU\tMUL_MAT\tq4_0\tf32\t4096\t4096\t16\tupstream\ttile64x8\t-10\n" +
+		"M1 Pro 16-core GPU\tMUL_MAT\tq4_0\tf32\t4096\t4096\t8\tupstream\ttile64x8\t-10\n"
+	cases := matchTSV(t, tsv, "rel-dense.tsv")
+	rep, err := Validate(cases, sim.NewSimulator(), sim.Options{Draws: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Pairs) != 2 {
+		t.Fatalf("pairs %+v", rep.Pairs)
+	}
+	if p := rep.Pairs[0]; p.Kernel != KernelMulMM || p.PredictedDeltaPct == 0 {
+		t.Errorf("n = 16: kernel %s, predicted delta %.2f%%: want mul_mm timed with each variant", p.Kernel, p.PredictedDeltaPct)
+	}
+	if p := rep.Pairs[1]; p.Kernel != KernelMulMVExt || p.PredictedDeltaPct != 0 || !strings.Contains(cases[1].Note, "do not apply to mul_mv_ext") {
+		t.Errorf("n = 8: kernel %s, predicted delta %.2f%%, note %q: want mul_mv_ext, 0 and the knob note", p.Kernel, p.PredictedDeltaPct, cases[1].Note)
+	}
+}
+
 // TestMap0LimitIsNotModelled: a row whose map0 threadgroup cannot launch
 // (more experts than threads per threadgroup) is listed as not modelled with
 // the field named, and the other rows of the file are still predicted.
