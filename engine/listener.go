@@ -41,7 +41,14 @@ type RunInfo struct {
 	Problem tile.Problem
 	Kernel  tile.Kernel
 	Seed    uint64     // the routing draw's seed
-	Plan    *tile.Plan // the dispatch's grid and tiles
+	Plan    *tile.Plan // the dispatch's grid and tiles (mul_mm_id)
+	// Dense is the MUL_MAT problem of a dense kernel's run (Problem is zero
+	// then), Metal the Metal kernel that runs.
+	Dense tile.DenseProblem
+	Metal tile.MetalKernel
+	// Tile returns threadgroup id's grid position (token tile x, row tile y,
+	// expert z) and tile context, for the kernels without a Plan.
+	Tile func(id int) (x, y, z int, c tile.Context)
 	// Program returns threadgroup id's program.
 	Program func(id int) *isa.Program
 	// DRAMBytesPerCycle is the chip-wide DRAM channel's bandwidth for this

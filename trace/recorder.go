@@ -9,6 +9,7 @@ import (
 	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/isa"
 	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/tile"
 )
 
 // The timeline view of the detailed engine. A Recorder listens to the core
@@ -146,9 +147,10 @@ type Sample struct {
 type Timeline struct {
 	Chip     string
 	ClockMHz float64
-	Kernel   string // variant/path
+	Kernel   string // variant/path (mul_mm_id), "mul_mm variant/path", or the mat-vec kernel's name
+	Metal    string // the Metal kernel (mul_mm_id, mul_mv_id, mul_mm, mul_mv, mul_mv_ext)
 	Problem  string // test-backend-ops vars
-	Seed     uint64
+	Seed     uint64 // the routing draw's seed (0: a MUL_MAT, which has none)
 	// Start and End are the window in cycles; Cores the traced cores.
 	Start, End int64
 	Cores      []int
@@ -292,15 +294,28 @@ func (r *Recorder) Begin(run sim.RunInfo) error {
 	r.used = true
 	r.state = run.State
 	r.bpc = run.DRAMBytesPerCycle // the bandwidth the traced kernel's reads achieve
-	plan := run.Plan
-	r.setup(run.Chip, run.Cores, run.Kernel.NSG, func(id int) TGInfo {
-		x, y, z := plan.Coords(id)
-		ctx := plan.Context(x, y, z)
+	where := run.Tile
+	if where == nil {
+		plan := run.Plan
+		where = func(id int) (int, int, int, tile.Context) {
+			x, y, z := plan.Coords(id)
+			return x, y, z, plan.Context(x, y, z)
+		}
+	}
+	r.setup(run.Chip, run.Cores, run.Program(0).NSG, func(id int) TGInfo {
+		x, y, z, ctx := where(id)
 		// its program counts the token parts it skips
 		return TGInfo{ID: id, X: x, Y: y, Z: z, Rows: ctx.Rows, Tokens: ctx.Tokens, Steps: ctx.Steps,
 			HalfTile: run.Program(id).Skipped.HalfTiles > 0}
 	})
-	r.tl.Kernel, r.tl.Problem, r.tl.Seed = run.Kernel.String(), run.Problem.String(), run.Seed
+	metal := run.Metal
+	if metal == tile.KernelAuto {
+		metal = tile.KernelMulMMID // a run with a Plan
+	}
+	r.tl.Kernel, r.tl.Problem, r.tl.Seed, r.tl.Metal = RunLabel(metal, run.Kernel), run.Problem.String(), run.Seed, metal.String()
+	if op, _ := metal.Op(); op == tile.OpMulMat {
+		r.tl.Problem, r.tl.Seed = run.Dense.String(), 0
+	}
 	return nil
 }
 

@@ -202,3 +202,65 @@ func mustChip(t testing.TB, name string) *chips.Chip {
 }
 
 var smallProblem = tile.Problem{Experts: 32, Used: 4, M: 256, K: 512, Tokens: 128, TypeA: dequant.Q4_0}
+
+// TestObservedWorkloadsTimeAsRun: every kernel's traced dispatch times
+// exactly like its dispatch on the detailed engine, and the timeline names
+// the kernel and places every threadgroup of it (mul_mv_id's on its pair's
+// expert).
+func TestObservedWorkloadsTimeAsRun(t *testing.T) {
+	chip := mustChip(t, "M1 Pro 16-core GPU")
+	moe := tile.Problem{Experts: 8, Used: 2, M: 64, K: 256, Tokens: 5, TypeA: dequant.Q4_0}
+	dense := func(n int) tile.DenseProblem { return tile.DenseProblem{M: 96, N: n, K: 256, TypeA: dequant.Q4_0} }
+	k := tile.Kernel{Variant: tile.Tile64x8(), Path: tile.Simdgroup}
+	for _, tc := range []struct {
+		w      tile.Workload
+		kernel tile.MetalKernel
+		label  string
+	}{
+		{tile.MoEWorkload(moe), tile.KernelMulMVID, "mul_mv_id"},
+		{tile.DenseWorkload(dense(1)), tile.KernelMulMV, "mul_mv"},
+		{tile.DenseWorkload(dense(5)), tile.KernelMulMVExt, "mul_mv_ext"},
+		{tile.DenseWorkload(dense(40)), tile.KernelMulMM, "mul_mm tile64x8/simdgroup"},
+	} {
+		s := sim.NewSimulator()
+		var g *sim.Grid
+		var err error
+		if tc.w.Op == tile.OpMulMatID {
+			ids, ierr := routing.IDs(routing.Uniform{}, moe, 3)
+			if ierr != nil {
+				t.Fatal(ierr)
+			}
+			g, _, err = s.MulMVIDGrid(moe, ids, chip)
+		} else {
+			g, err = s.DenseGrid(tc.w.Dense, tc.kernel, k, chip)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, err := s.RunGrid(g, chip, sim.Detailed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := trace.NewRecorder(trace.RecordOptions{Full: true, Cores: []int{0, 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		traced, kern, err := s.ObserveWorkload(tc.w, k, tile.KernelAuto, chip, 3, rec)
+		if err != nil || kern != tc.kernel {
+			t.Fatalf("%s: kernel %s, %v", tc.w, kern, err)
+		}
+		if math.Float64bits(plain.Cycles) != math.Float64bits(traced.Cycles) || plain.Instructions != traced.Instructions {
+			t.Errorf("%s: traced %v cycles, %d instructions; untraced %v, %d", tc.w, traced.Cycles, traced.Instructions, plain.Cycles, plain.Instructions)
+		}
+		tl := rec.Timeline()
+		if tl.Kernel != tc.label || tl.Metal != tc.kernel.String() || len(tl.TGs) == 0 {
+			t.Errorf("%s: timeline kernel %q (%s), %d threadgroups", tc.w, tl.Kernel, tl.Metal, len(tl.TGs))
+		}
+		for _, tg := range tl.TGs {
+			if tg.Tokens < 1 || tg.Rows < 1 || tg.Z < 0 || tc.w.Op == tile.OpMulMat && tg.Z != 0 || tc.w.Op == tile.OpMulMatID && tg.Z >= moe.Experts {
+				t.Errorf("%s: threadgroup %+v", tc.w, tg)
+				break
+			}
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/metalsim/metalsim/isa"
 	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/tile"
 )
 
 // WritePerfettoSummary says what a Perfetto trace written to name holds
@@ -47,7 +48,11 @@ func WriteRunSummary(w io.Writer, tl *Timeline, res *sim.GridResult) {
 
 // writeRunLines prints the kernel, problem, window and how far the run went.
 func writeRunLines(w io.Writer, tl *Timeline, res *sim.GridResult) {
-	fmt.Fprintf(w, "  %s, %s on %s, routing seed %d\n", tl.Kernel, tl.Problem, tl.Chip, tl.Seed)
+	seed := ""
+	if tl.Seed != 0 {
+		seed = fmt.Sprintf(", routing seed %d", tl.Seed)
+	}
+	fmt.Fprintf(w, "  %s, %s on %s%s\n", tl.Kernel, tl.Problem, tl.Chip, seed)
 	coreList := make([]string, len(tl.Cores))
 	for i, c := range tl.Cores {
 		coreList[i] = strconv.Itoa(c)
@@ -55,7 +60,7 @@ func writeRunLines(w io.Writer, tl *Timeline, res *sim.GridResult) {
 	fmt.Fprintf(w, "  window %g-%g µs, cores %s; ", tl.Us(tl.Start), tl.Us(tl.End), strings.Join(coreList, ","))
 	switch {
 	case tl.Complete:
-		fmt.Fprintf(w, "the dispatch (mul_mm_id) ran %.1f µs\n", res.Us)
+		fmt.Fprintf(w, "the dispatch (%s) ran %.1f µs\n", tl.Metal, res.Us)
 	case tl.Truncated:
 		fmt.Fprintf(w, "the event cap was hit at %.1f µs (the trace ends there), the run stopped at %.1f µs\n", tl.Us(tl.TruncatedAt), tl.Us(tl.SimulatedCycles))
 	default:
@@ -108,4 +113,17 @@ func WriteTimelineSummary(w io.Writer, name, format string, tl *Timeline, st Tim
 	for sg, v := range st.BySG {
 		line(fmt.Sprintf("sg%d rows", sg), v)
 	}
+}
+
+// RunLabel names a run's kernel in a heading: the variant on its path for
+// mul_mm_id ("halftile/simdgroup"), "mul_mm" and the same for mul_mm, the
+// kernel's name for the mat-vec kernels, which take no variant.
+func RunLabel(kern tile.MetalKernel, k tile.Kernel) string {
+	switch kern {
+	case tile.KernelMulMMID:
+		return k.String()
+	case tile.KernelMulMM:
+		return "mul_mm " + k.String()
+	}
+	return kern.String()
 }
