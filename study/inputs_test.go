@@ -1,6 +1,7 @@
 package study
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -64,12 +65,24 @@ func TestShapeAndLabels(t *testing.T) {
 	if err == nil {
 		t.Fatal("n = 0 accepted")
 	}
-	named := Labels{Problem: func(err error) error { return &labelled{err} }}
-	if _, ok := named.problem(err).(*labelled); !ok {
-		t.Fatal("Labels.Problem not applied")
+	named := Labels{Experts: "--experts", Used: "--used", M: "--m", K: "--k", N: "--n", Kernel: "--kernel"}
+	if got := named.Name(err); !errors.Is(got, err) || !strings.HasPrefix(got.Error(), "--n: problem: n (tokens) = 0") {
+		t.Fatalf("n = 0 named %v", got)
 	}
-	if (Labels{}).problem(err) != err || named.problem(nil) != nil {
-		t.Fatal("no labels or no error: not as it is")
+	if (Labels{}).Name(err) != err || named.Name(nil) != nil || named.Name(named.Name(err)).Error() != named.Name(err).Error() {
+		t.Fatal("no labels, no error or already named: not as it is")
+	}
+	for _, tc := range []struct {
+		w    tile.Workload
+		want string
+	}{
+		{tile.DenseWorkload(tile.DenseProblem{M: 0, N: 1, K: 256, TypeA: dequant.Q4_0}), "--m: problem: m = 0"},
+		{tile.DenseWorkload(tile.DenseProblem{M: 8, N: 0, K: 256, TypeA: dequant.Q4_0}), "--n: problem: n = 0"},
+		{tile.MoEWorkload(tile.Problem{Experts: 8, Used: 9, M: 8, K: 256, Tokens: 1, TypeA: dequant.Q4_0}), "--used: problem: n_used"},
+	} {
+		if got := named.Name(tc.w.Validate()); got == nil || !strings.HasPrefix(got.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.w, got, tc.want)
+		}
 	}
 	chip, err := chips.Lookup("M1 Pro")
 	if err != nil {
@@ -85,5 +98,3 @@ func TestShapeAndLabels(t *testing.T) {
 		}
 	}
 }
-
-type labelled struct{ error }

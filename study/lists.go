@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/metalsim/metalsim/routing"
 	"github.com/metalsim/metalsim/tile"
 )
 
@@ -99,4 +100,57 @@ func ParseShapes(label, s string) ([]MK, error) {
 		out = append(out, MK{m, k})
 	}
 	return out, nil
+}
+
+// ParseKernelChoice parses an op (mul_mat_id, mul_mat) and a kernel (auto,
+// or one that computes that op: tile.MetalKernel's names); the labels name
+// both inputs in errors.
+func ParseKernelChoice(opLabel, op, kernelLabel, kernel string) (tile.Op, tile.MetalKernel, error) {
+	o, err := tile.ParseOp(op)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", opLabel, err)
+	}
+	k, err := tile.ParseMetalKernel(kernel)
+	if err != nil {
+		return o, 0, fmt.Errorf("%s: %w", kernelLabel, err)
+	}
+	if kop, ok := k.Op(); ok && kop != o {
+		return o, k, fmt.Errorf("%s %s: computes %s, not %s %s (give %s %s, or a kernel of %s)", kernelLabel, k, kop, opLabel, o, opLabel, kop, o)
+	}
+	return o, k, nil
+}
+
+// ParseKernelPair parses the kernels of a comparison's two sides: one kernel
+// for both, or "A,B" (ParseKernelChoice's rules for each).
+func ParseKernelPair(opLabel, op, kernelLabel, kernels string) ([2]tile.MetalKernel, error) {
+	var out [2]tile.MetalKernel
+	items, err := SplitList(kernelLabel, kernels)
+	if err == nil && (len(items) < 1 || len(items) > 2) {
+		err = fmt.Errorf("%s %q: want one kernel for both sides or A,B", kernelLabel, kernels)
+	}
+	if err != nil {
+		return out, err
+	}
+	for i := range out {
+		if _, out[i], err = ParseKernelChoice(opLabel, op, kernelLabel, items[min(i, len(items)-1)]); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// ParseOneRouting parses the one routing a study takes (a comparison's, a
+// model layer's: who), a spec with its parameters, and checks a file
+// routing's tokens against ns; ps's labels name the inputs in errors.
+func ParseOneRouting(ps routing.Parser, spec, who string, ns []int) (routing.Routing, error) {
+	s, err := ps.Parse(spec)
+	switch {
+	case err != nil && strings.Contains(spec, ","):
+		return nil, fmt.Errorf("%s %q: %s takes one routing (simrun sweep takes a list)", ps.Label, spec, who)
+	case err == nil && s.Routing == nil:
+		return nil, fmt.Errorf("%s %q: give its parameter (zipf:S, hot:H:F)", ps.Label, spec)
+	case err != nil:
+		return nil, err
+	}
+	return s.Routing, ps.CheckTokens([]routing.Point{{Routing: s.Routing, Tokens: s.Tokens}}, ns)
 }

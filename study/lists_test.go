@@ -174,3 +174,29 @@ func failed(t *testing.T, s string, err error, label string) bool {
 	}
 	return err != nil
 }
+
+// TestParseKernels: an op and its kernels, one for both sides of a
+// comparison or one each; a kernel of the other op or an unknown name is an
+// error naming the input.
+func TestParseKernels(t *testing.T) {
+	if op, k, err := ParseKernelChoice("--op", "mul_mat", "--kernel", "mul_mv_ext"); err != nil || op != tile.OpMulMat || k != tile.KernelMulMVExt {
+		t.Errorf("mul_mat, mul_mv_ext: %v %v %v", op, k, err)
+	}
+	if ks, err := ParseKernelPair("--op", "mul_mat_id", "--kernel", "auto"); err != nil || ks != [2]tile.MetalKernel{tile.KernelAuto, tile.KernelAuto} {
+		t.Errorf("auto: %v %v", ks, err)
+	}
+	if ks, err := ParseKernelPair("--op", "mul_mat", "--kernel", "auto, mul_mm"); err != nil || ks != [2]tile.MetalKernel{tile.KernelAuto, tile.KernelMulMM} {
+		t.Errorf("auto, mul_mm: %v %v", ks, err)
+	}
+	for _, tc := range []struct{ op, kernels, want string }{
+		{"mul_mat_id", "mul_mm", "--kernel mul_mm: computes mul_mat, not --op mul_mat_id"},
+		{"dense", "auto", `--op: unknown op "dense"`},
+		{"mul_mat", "auto,mul_mx", `--kernel: unknown kernel "mul_mx"`},
+		{"mul_mat", "auto,mul_mm,mul_mv", "want one kernel for both sides or A,B"},
+		{"mul_mat", "", "want one kernel for both sides or A,B"},
+	} {
+		if _, err := ParseKernelPair("--op", tc.op, "--kernel", tc.kernels); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s, %q: %v, want %q", tc.op, tc.kernels, err, tc.want)
+		}
+	}
+}

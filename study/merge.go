@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/metalsim/metalsim/tile"
 )
 
 // Merge reads the shard files of one sweep (CSV or JSON, as Writer wrote
@@ -229,6 +231,9 @@ func (sf *shardFile) add(where, unit string, r *Row) error {
 	if r.Index < 0 || r.Index >= r.Points {
 		return at("index %d: must be in [0, points = %d)", r.Index, r.Points)
 	}
+	if err := r.checkKernel(); err != nil {
+		return at("%s %w", unit, err)
+	}
 	if n := len(sf.rows); n > 0 {
 		switch prev := sf.rows[n-1].Index; {
 		case r.Index == prev:
@@ -242,6 +247,34 @@ func (sf *shardFile) add(where, unit string, r *Row) error {
 	return nil
 }
 
+// checkKernel checks a row's op, kernel and path against each other: the
+// kernel computes the op, and the path is a mat-mat kernel's body (empty for
+// the mat-vec kernels). A row whose point failed may name no kernel.
+func (r *Row) checkKernel() error {
+	op, err := tile.ParseOp(r.Op)
+	if err != nil {
+		return fmt.Errorf("op: %w", err)
+	}
+	if r.Kernel == "" && r.Error != "" {
+		return nil
+	}
+	kern, err := tile.ParseMetalKernel(r.Kernel)
+	if err != nil {
+		return fmt.Errorf("kernel: %w", err)
+	}
+	if kop, ok := kern.Op(); !ok || kop != op {
+		return fmt.Errorf("kernel %q: not a kernel of op %s", r.Kernel, r.Op)
+	}
+	_, perr := tile.ParsePath(r.Path)
+	switch hasPath := PathName(kern, tile.Simdgroup) != ""; {
+	case hasPath && perr != nil:
+		return fmt.Errorf("path %q: kernel %s runs on the simdgroup or the tensor path", r.Path, r.Kernel)
+	case !hasPath && r.Path != "":
+		return fmt.Errorf("path %q: kernel %s has no path (empty)", r.Path, r.Kernel)
+	}
+	return nil
+}
+
 // checkSweepID checks the form of a sweep_id: 16 lower-case hex digits.
 func checkSweepID(id string) error {
 	if len(id) != 16 || strings.Trim(id, "0123456789abcdef") != "" {
@@ -250,12 +283,15 @@ func checkSweepID(id string) error {
 	return nil
 }
 
-// fields returns pointers to the row's fields, in column order.
+// fields returns pointers to the row's fields, in column order (the
+// embedded Detail's in its place).
 func (r *Row) fields() []any {
 	v := reflect.ValueOf(r).Elem()
-	out := make([]any, v.NumField())
-	for i := range out {
-		out[i] = v.Field(i).Addr().Interface()
+	var out []any
+	for _, f := range reflect.VisibleFields(v.Type()) {
+		if !f.Anonymous {
+			out = append(out, v.FieldByIndex(f.Index).Addr().Interface())
+		}
 	}
 	return out
 }

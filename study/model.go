@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/metalsim/metalsim/chips"
@@ -14,7 +15,7 @@ import (
 )
 
 // ModelRow is one expert matmul of a model's MoE layer (or the layer total,
-// Matmul "layer") at one n.
+// Matmul "layer") at one n. Its CSV columns are modelColumns, then Detail's.
 type ModelRow struct {
 	N          int     `json:"n"`
 	Matmul     string  `json:"matmul"`
@@ -33,41 +34,59 @@ type ModelRow struct {
 	Limiter    string  `json:"limiter,omitempty"`
 	Skipped    int64   `json:"half_tiles_skipped"`
 	MMAs       int64   `json:"mmas"`
-	flops      float64
+	Detail
+	flops float64
 }
 
 // ModelLayer times every expert matmul of a model's MoE layer (built with the
-// layer options lo, at each n) with kernel k on chip; each n's matmuls are
+// layer options lo, at each n) as op (ModelShapes: the MUL_MAT_IDs, or each as
+// the MUL_MAT of one expert's matrix) with point's chip, variant, path, kernel
+// and options (its workload and labels are the layer's); each n's matmuls are
 // followed by the layer total (their sums; TFLOPS of the whole). It fails
-// before anything runs when the layer does not build or its map0 cannot
-// launch on chip.
-func ModelLayer(sm *sim.Simulator, m *models.Model, lo models.LayerOptions, ns []int, k tile.Kernel, chip *chips.Chip, opt sim.Options) ([]ModelRow, error) {
-	lo.Tokens = ns[0]
-	mms, err := m.Layer(lo)
-	if err != nil {
-		return nil, err
+// before anything runs when the layer does not build or a matmul's kernel
+// cannot run (map0's limits where mul_mm_id runs, a forced kernel's rules).
+func ModelLayer(sm *sim.Simulator, m *models.Model, lo models.LayerOptions, op tile.Op, ns []int, point Point) ([]ModelRow, error) {
+	point.Labels = Labels{Experts: "the model's experts (n_mats)", Used: "its experts used per token (n_used)", Kernel: point.Labels.Kernel}
+	layer := func(n int) ([]models.Matmul, []Point, error) {
+		lo.Tokens = n
+		mms, err := m.Layer(lo)
+		if err != nil {
+			return nil, nil, err
+		}
+		pts := make([]Point, len(mms))
+		for i, mm := range mms {
+			pts[i] = point
+			pts[i].Workload = layerWorkload(mm.Problem, op)
+			if _, _, err := pts[i].Kernels(); err != nil {
+				return nil, nil, fmt.Errorf("%s, n = %d: %w", mm.Name, n, err)
+			}
+		}
+		return mms, pts, nil
 	}
-	if err := sim.CheckMap0(mms[0].Problem, chip, "the model's experts (n_mats)", "its experts used per token (n_used)"); err != nil {
-		return nil, err
+	for _, n := range ns {
+		if _, _, err := layer(n); err != nil {
+			return nil, err
+		}
 	}
 	var rows []ModelRow
 	for _, n := range ns {
-		lo.Tokens = n
-		mms, err := m.Layer(lo)
+		mms, pts, err := layer(n)
 		if err != nil {
 			return nil, err
 		}
 		total := ModelRow{N: n, Matmul: "layer"}
-		for _, mm := range mms {
-			res, err := sm.Run(mm.Problem, k, chip, opt)
+		for i, mm := range mms {
+			o, err := pts[i].Run(sm)
 			if err != nil {
 				return nil, fmt.Errorf("%s, n = %d: %w", mm.Name, n, err)
 			}
+			res, w := o.Result, pts[i].Workload
 			row := ModelRow{N: n, Matmul: mm.Name, Tensor: mm.Tensor, Type: mm.Problem.TypeA.String(), M: mm.Problem.M, K: mm.Problem.K,
 				Us: res.TotalUs, KernelUs: res.KernelUs, Map0Us: res.Map0Us, DispatchUs: res.OverheadUs, TFLOPS: res.TFLOPS,
 				TGsPerCore: res.Occupancy.TGsPerCore, OccLimiter: res.Occupancy.Limiter, Limiter: res.Limit.String(),
-				Skipped: res.Counters.Skipped.HalfTiles, MMAs: res.Counters.Work.MMA8 + res.Counters.Work.MMA16, flops: mm.Problem.FLOPs()}
-			if mm.Problem.Broadcast {
+				Skipped: res.Counters.Skipped.HalfTiles, MMAs: res.Counters.Work.MMA8 + res.Counters.Work.MMA16,
+				Detail: DetailOf(o.Kernel, res, o.Notes), flops: w.FLOPs()}
+			if mm.Problem.Broadcast && op == tile.OpMulMatID {
 				row.B = 1
 			}
 			rows = append(rows, row)
@@ -77,6 +96,7 @@ func ModelLayer(sm *sim.Simulator, m *models.Model, lo models.LayerOptions, ns [
 			total.DispatchUs += row.DispatchUs
 			total.Skipped += row.Skipped
 			total.MMAs += row.MMAs
+			total.Detail.add(row.Detail)
 			total.flops += row.flops
 		}
 		total.TFLOPS = total.flops / (total.Us * 1e-6) / 1e12
@@ -86,8 +106,8 @@ func ModelLayer(sm *sim.Simulator, m *models.Model, lo models.LayerOptions, ns [
 }
 
 // modelColumns are the CSV columns of a model layer's rows.
-var modelColumns = []string{"n", "matmul", "tensor", "type", "m", "k", "b", "us", "kernel_us", "map0_us", "dispatch_us", "tflops",
-	"tgs_per_core", "occupancy_limiter", "limiter", "half_tiles_skipped", "mmas"}
+var modelColumns = slices.Concat([]string{"n", "matmul", "tensor", "type", "m", "k", "b", "us", "kernel_us", "map0_us", "dispatch_us", "tflops",
+	"tgs_per_core", "occupancy_limiter", "limiter", "half_tiles_skipped", "mmas"}, detailColumns)
 
 // WriteModelCSV writes a model layer's rows as CSV.
 func WriteModelCSV(w io.Writer, rows []ModelRow) error {
@@ -97,9 +117,10 @@ func WriteModelCSV(w io.Writer, rows []ModelRow) error {
 	}
 	us := func(v float64) string { return csvFloat(v, usDecimals) }
 	for _, r := range rows {
-		if err := cw.Write([]string{strconv.Itoa(r.N), r.Matmul, r.Tensor, r.Type, strconv.Itoa(r.M), strconv.Itoa(r.K), strconv.Itoa(r.B),
+		rec := []string{strconv.Itoa(r.N), r.Matmul, r.Tensor, r.Type, strconv.Itoa(r.M), strconv.Itoa(r.K), strconv.Itoa(r.B),
 			us(r.Us), us(r.KernelUs), us(r.Map0Us), us(r.DispatchUs), csvFloat(r.TFLOPS, tflopsDecimals), strconv.Itoa(r.TGsPerCore), r.OccLimiter, r.Limiter,
-			strconv.FormatInt(r.Skipped, 10), strconv.FormatInt(r.MMAs, 10)}); err != nil {
+			strconv.FormatInt(r.Skipped, 10), strconv.FormatInt(r.MMAs, 10)}
+		if err := cw.Write(append(rec, r.Detail.record()...)); err != nil {
 			return err
 		}
 	}
@@ -138,4 +159,26 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// LoadModel reads a model: a preset by name or alias, or a GGUF file's header;
+// the labels name the two inputs in errors (give exactly one).
+func LoadModel(presetLabel, preset, ggufLabel, ggufFile string) (*models.Model, error) {
+	switch {
+	case preset != "" && ggufFile != "":
+		return nil, fmt.Errorf("%s and %s: give one model", presetLabel, ggufLabel)
+	case preset != "":
+		p, err := models.LookupPreset(preset)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", presetLabel, err)
+		}
+		return p.Model(), nil
+	case ggufFile != "":
+		m, err := models.ReadGGUF(ggufFile)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ggufLabel, err)
+		}
+		return m, nil
+	}
+	return nil, fmt.Errorf("%s or %s: name the model (simrun model --list shows the presets)", presetLabel, ggufLabel)
 }

@@ -7,12 +7,15 @@ import (
 	"io"
 	"slices"
 	"strconv"
-
-	"github.com/metalsim/metalsim/sim"
 )
 
 // Row is one sweep point: its definition and its result. Its CSV columns and
-// JSON fields are Columns(), in field order.
+// JSON fields are Columns(), in field order (Detail's after Op). A MUL_MAT
+// point (op mul_mat) has no experts, routing or seed: experts, used and b are
+// 0, routing and skew empty, seed 0, and draws 1 (its dispatch does not
+// depend on a routing); bs and nr are its batch dims (weight matrices and
+// activation batches per matrix, at least 1), 0 for a MUL_MAT_ID. path is
+// empty for the mat-vec kernels.
 type Row struct {
 	Index            int     `json:"index"`
 	Points           int     `json:"points"`
@@ -54,15 +57,19 @@ type Row struct {
 	Matmul2D         int64   `json:"matmul2d"`
 	Matmul2DSkipped  int64   `json:"matmul2d_skipped"`
 	Error            string  `json:"error"`
+	Op               string  `json:"op"`
+	Bs               int     `json:"bs"`
+	Nr               int     `json:"nr"`
+	Detail
 }
 
 // Columns returns the CSV header, in Row field order.
 func Columns() []string { return slices.Clone(columns) }
 
-var columns = []string{"index", "points", "sweep_id", "chip", "variant", "path", "routing", "skew", "n", "experts", "used", "m", "k",
+var columns = slices.Concat([]string{"index", "points", "sweep_id", "chip", "variant", "path", "routing", "skew", "n", "experts", "used", "m", "k",
 	"type_a", "type_b", "b", "engine", "draws", "seed", "total_us", "kernel_us", "map0_us", "dispatch_us", "tflops", "dram_bytes",
 	"tgs_per_core", "occupancy_limiter", "registers_per_thread", "limiter", "threadgroups", "tiles", "exited", "half_tiles_skipped",
-	"mma8", "mma8_skipped", "mma16", "mma16_skipped", "matmul2d", "matmul2d_skipped", "error"}
+	"mma8", "mma8_skipped", "mma16", "mma16_skipped", "matmul2d", "matmul2d_skipped", "error", "op", "bs", "nr"}, detailColumns)
 
 // Record renders the row as its CSV record, floats at their CSV precision
 // (csvFloat).
@@ -70,15 +77,19 @@ func (r *Row) Record() []string {
 	i := func(v int) string { return strconv.Itoa(v) }
 	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
 	us := func(v float64) string { return csvFloat(v, usDecimals) }
-	return []string{i(r.Index), i(r.Points), r.SweepID, r.Chip, r.Variant, r.Path, r.Routing, r.Skew, i(r.N), i(r.Experts), i(r.Used),
+	rec := []string{i(r.Index), i(r.Points), r.SweepID, r.Chip, r.Variant, r.Path, r.Routing, r.Skew, i(r.N), i(r.Experts), i(r.Used),
 		i(r.M), i(r.K), r.TypeA, r.TypeB, i(r.B), r.Engine, i(r.Draws), strconv.FormatUint(r.Seed, 10),
 		us(r.TotalUs), us(r.KernelUs), us(r.Map0Us), us(r.DispatchUs), csvFloat(r.TFLOPS, tflopsDecimals), csvFloat(r.DRAMBytes, bytesDecimals), i(r.TGsPerCore), r.OccupancyLimiter, i(r.Registers), r.Limiter,
 		i64(r.Threadgroups), i64(r.Tiles), i64(r.Exited), i64(r.HalfTilesSkipped), i64(r.MMA8), i64(r.MMA8Skipped),
-		i64(r.MMA16), i64(r.MMA16Skipped), i64(r.Matmul2D), i64(r.Matmul2DSkipped), r.Error}
+		i64(r.MMA16), i64(r.MMA16Skipped), i64(r.Matmul2D), i64(r.Matmul2DSkipped), r.Error, r.Op, i(r.Bs), i(r.Nr)}
+	return append(rec, r.Detail.record()...)
 }
 
-// fill copies a result into the row.
-func (r *Row) fill(res *sim.Result) {
+// fill copies a run's outcome into the row.
+func (r *Row) fill(o *Outcome) {
+	res := o.Result
+	r.Detail = DetailOf(o.Kernel, res, o.Notes)
+	r.Draws = res.Draws
 	r.TotalUs, r.KernelUs, r.Map0Us, r.DispatchUs, r.TFLOPS = res.TotalUs, res.KernelUs, res.Map0Us, res.OverheadUs, res.TFLOPS
 	r.TGsPerCore, r.OccupancyLimiter, r.Limiter = res.Occupancy.TGsPerCore, res.Occupancy.Limiter, res.Limit.String()
 	r.Registers, r.DRAMBytes = res.Registers.Total, res.DRAMBytes
@@ -145,4 +156,26 @@ func (sw *Writer) Close() error {
 	}
 	sw.csv.Flush()
 	return sw.csv.Error()
+}
+
+// WritePoint writes one point's row (simrun simulate's --format): the CSV
+// header and its record, or its JSON object on a line.
+func WritePoint(w io.Writer, asJSON bool, r *Row) error {
+	if asJSON {
+		raw, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(raw, '\n'))
+		return err
+	}
+	cw := csv.NewWriter(w)
+	if err := cw.Write(columns); err != nil {
+		return err
+	}
+	if err := cw.Write(r.Record()); err != nil {
+		return err
+	}
+	cw.Flush()
+	return cw.Error()
 }

@@ -25,9 +25,10 @@ type Sweep struct {
 	Routes   []routing.Point
 	Ns       []int
 	Shape    Shape
-	Path     *tile.Path  // every point's path; nil: a spec file's, else each chip's
-	Options  sim.Options // the engine, the draws and the base seed (a point's seed derives from it)
-	Labels   Labels      // name the inputs in point errors
+	Path     *tile.Path       // every point's path; nil: a spec file's, else each chip's
+	Kernel   tile.MetalKernel // every point's kernel; tile.KernelAuto: llama.cpp's choice per point
+	Options  sim.Options      // the engine, the draws and the base seed (a point's seed derives from it)
+	Labels   Labels           // name the inputs in point errors
 
 	id string // ID, once computed
 }
@@ -37,7 +38,7 @@ func (s *Sweep) Points() int { return len(s.Chips) * len(s.Variants) * len(s.Rou
 
 // idVersion starts every sweep id's input; bump it when the rows a
 // definition gives change meaning (a column added, removed or redefined).
-const idVersion = "simrun sweep 1"
+const idVersion = "simrun sweep 2"
 
 // ID identifies the definition of a sweep: 16 hex digits of the FNV-1a 64
 // hash, through splitmix64 (so that close definitions get unlike ids), of
@@ -45,8 +46,8 @@ const idVersion = "simrun sweep 1"
 // (their full parameters, whether named or read from a file), the variants as
 // given (a point's error names them) and as defined (tile.Variant.Definition,
 // and a spec file's path), the routings with their skew and a file routing's
-// ids, the n list, the shape, the path, the engine, the draws and the base
-// seed. How the points are run (shards, workers) and written (the format) is
+// ids, the n list, the shape (with its op), the path, the kernel, the engine,
+// the draws and the base seed. How the points are run (shards, workers) and written (the format) is
 // not part of it: every shard of one sweep carries the same id. Spellings of
 // a chip that load the same parameters (an alias, a chip file) give the same
 // id.
@@ -97,7 +98,9 @@ func (s *Sweep) ID() (string, error) {
 		puts("n", strconv.Itoa(n))
 	}
 	sh := s.Shape
-	puts("shape", fmt.Sprintf("experts=%d used=%d m=%d k=%d type=%s half_b=%t b=%t", sh.Experts, sh.Used, sh.M, sh.K, sh.TypeA, sh.HalfB, sh.Broadcast))
+	puts("shape", fmt.Sprintf("op=%s experts=%d used=%d m=%d k=%d type=%s half_b=%t b=%t bs=%d nr=%d", sh.Op, sh.Experts, sh.Used, sh.M, sh.K, sh.TypeA, sh.HalfB, sh.Broadcast,
+		sh.DenseBatch, sh.DenseBroadcast))
+	puts("kernel", s.Kernel.String())
 	path := ""
 	if s.Path != nil {
 		path = s.Path.String()
@@ -116,37 +119,28 @@ func (s *Sweep) row(sm *sim.Simulator, i int) *Row {
 	ri := i / len(s.Ns) % len(s.Routes)
 	vi := i / len(s.Ns) / len(s.Routes) % len(s.Variants)
 	ci := i / len(s.Ns) / len(s.Routes) / len(s.Variants)
-	chip, va, rp, n := s.Chips[ci], s.Variants[vi], s.Routes[ri], s.Ns[ni]
-	sh := s.Shape
-	r := &Row{Index: i, Points: s.Points(), SweepID: s.id, Chip: chip.Name, Variant: va.Variant.Name, Routing: rp.Routing.Name(), Skew: rp.Skew,
-		N: n, Experts: sh.Experts, Used: sh.Used, M: sh.M, K: sh.K, TypeA: sh.TypeA.String(), TypeB: sh.TypeB(),
-		Engine: s.Options.Engine.String(), Draws: s.Options.Draws, Seed: PointSeed(s.Options.Seed, rp.Routing.Name(), n)}
-	if sh.Broadcast {
-		r.B = 1
+	rp, n := s.Routes[ri], s.Ns[ni]
+	w, err := s.Shape.Workload(n, s.Shape.M, s.Shape.K)
+	pt := Point{Chip: s.Chips[ci], Variant: s.Variants[vi], Path: s.Path, Workload: w, Kernel: s.Kernel, Options: s.Options, Labels: s.Labels}
+	pt.Options.Seed, pt.Options.Routing = PointSeed(s.Options.Seed, rp.Routing.Name(), n), rp.Routing
+	r := pt.Row(nil)
+	r.Index, r.Points, r.SweepID = i, s.Points(), s.id
+	if w.Op == tile.OpMulMatID {
+		r.Skew = rp.Skew
 	}
-	k, err := va.Kernel(chip, s.Path)
-	r.Path = k.Path.String()
+	if err != nil {
+		r.Path, r.Kernel, r.Error = "", "", s.Labels.Name(err).Error()
+		return r
+	}
+	if r.Error != "" {
+		return r
+	}
+	o, err := pt.Run(sm)
 	if err != nil {
 		r.Error = err.Error()
 		return r
 	}
-	p, err := sh.Problem(n, sh.M, sh.K)
-	err = s.Labels.problem(err)
-	if err == nil {
-		err = s.Labels.map0(p, chip)
-	}
-	if err != nil {
-		r.Error = err.Error()
-		return r
-	}
-	opt := s.Options
-	opt.Seed, opt.Routing = r.Seed, rp.Routing
-	res, err := sm.Run(p, k, chip, opt)
-	if err != nil {
-		r.Error = err.Error()
-		return r
-	}
-	r.fill(res)
+	r.fill(o)
 	return r
 }
 
@@ -262,4 +256,21 @@ func ShardPoints(points, i, n int) []int {
 		idx = append(idx, p)
 	}
 	return idx
+}
+
+// Check reports the first n whose workload does not build or that the forced
+// kernel cannot run (its rules, naming Labels.Kernel): bad input for every
+// point, unlike a variant invalid on one chip's path, which is a row's
+// error.
+func (s *Sweep) Check() error {
+	for _, n := range s.Ns {
+		w, err := s.Shape.Workload(n, s.Shape.M, s.Shape.K)
+		if err != nil {
+			return s.Labels.Name(err)
+		}
+		if _, err := w.Kernel(s.Kernel); err != nil {
+			return s.Labels.kernel(err)
+		}
+	}
+	return nil
 }

@@ -250,41 +250,26 @@ func (k Knob) Takes(kern MetalKernel, path Path) bool {
 }
 
 // AppliesText renders the kernels and paths the knob applies to, kernel by
-// kernel: "mul_mm_id, mul_mm", "mul_mm_id, mul_mm (simdgroup path)",
-// "mul_mm_id (tensor path)", or "mul_mm_id; mul_mm (simdgroup path)" when the
-// kernels take it on different paths.
+// kernel, a path named where the kernel takes it on one only:
+// "mul_mm_id, mul_mm", "mul_mm_id; mul_mm (simdgroup path)", ...
 func (k Knob) AppliesText() string {
-	type entry struct {
-		kern  MetalKernel
-		paths []string
-	}
-	var byKernel []entry
+	var parts, quals []string
 	for _, kp := range k.Applies {
-		if n := len(byKernel); n > 0 && byKernel[n-1].kern == kp.Kernel {
-			byKernel[n-1].paths = append(byKernel[n-1].paths, kp.Path.String())
+		if n := len(parts); n > 0 && parts[n-1] == kp.Kernel.String() {
+			quals[n-1] = "" // the kernel on both paths
 			continue
 		}
-		byKernel = append(byKernel, entry{kp.Kernel, []string{kp.Path.String()}})
+		parts, quals = append(parts, kp.Kernel.String()), append(quals, " ("+kp.Path.String()+" path)")
 	}
-	qualify := func(e entry) string {
-		if len(e.paths) == len(pathNames) {
-			return ""
-		}
-		return " (" + strings.Join(e.paths, ", ") + " path)"
-	}
-	var parts []string
-	for i, e := range byKernel {
-		part := e.kern.String()
-		if i+1 < len(byKernel) && qualify(byKernel[i+1]) == qualify(e) {
-			parts = append(parts, part+", ") // shares the next kernel's qualifier
+	out := ""
+	for i, p := range parts {
+		if i+1 < len(parts) && quals[i+1] == quals[i] {
+			out += p + ", " // shares the next kernel's path
 			continue
 		}
-		parts = append(parts, part+qualify(e)+"; ")
+		out += p + quals[i] + "; "
 	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.TrimSuffix(strings.Join(parts, ""), "; ")
+	return strings.TrimSuffix(out, "; ")
 }
 
 // TakenBy reports whether kernel kern takes the knob on any of its paths.

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/metalsim/metalsim/dequant"
-	"github.com/metalsim/metalsim/isa"
 )
 
 // MetalKernel names a Metal matmul kernel llama.cpp's Metal backend
@@ -282,44 +281,4 @@ func (w Workload) ForcedNote(kern MetalKernel) string {
 		return ""
 	}
 	return fmt.Sprintf("kernel %s is forced: llama.cpp runs %s here (%s)", kern, d, w.DispatchRule())
-}
-
-// KernelShape returns the shape (threads, registers per thread, threadgroup
-// memory) of kernel kern running the workload, with kernel k's variant and
-// path where kern takes them (the mat-mat kernels); only the workload's types
-// and k matter, the latter for the k-steps and the mat-vec geometry.
-func (w Workload) KernelShape(kern MetalKernel, k Kernel) (Shape, error) {
-	if err := w.Validate(); err != nil {
-		return Shape{}, err
-	}
-	kern, err := w.Kernel(kern)
-	if err != nil {
-		return Shape{}, err
-	}
-	var v VecKernel
-	switch kern {
-	case KernelMulMMID:
-		return KernelShape(w.MoE, k)
-	case KernelMulMM:
-		b, err := NewMMVariantBuilder(w.Dense, k)
-		if err != nil {
-			return Shape{}, err
-		}
-		return ShapeOf(b.ShapePrograms()), nil
-	case KernelMulMVID:
-		v = MulMV(w.MoE.TypeA, w.MoE.K, true)
-	default:
-		if v, err = DenseVecKernel(w.Dense, kern); err != nil {
-			return Shape{}, err
-		}
-	}
-	typeA, halfB, kk := w.TypeA(), w.MoE.HalfB, w.MoE.K
-	if w.Op == OpMulMat {
-		halfB, kk = w.Dense.HalfB, w.Dense.K
-	}
-	b, err := NewVecBuilder(v, typeA, halfB, kk)
-	if err != nil {
-		return Shape{}, err
-	}
-	return ShapeOf([]*isa.Program{b.Program(b.Context(v.RowsPerTG(), v.Tokens))}), nil
 }

@@ -70,14 +70,34 @@ func RegisterSplit(r isa.Registers) string {
 // WriteResult prints a timing prediction: time split, occupancy, utilisation,
 // limiter and counters (what the simulation cost, which changes from run to
 // run, is WriteRates').
+//
+// A MUL_MAT_ID names its problem and, for mul_mm_id, the variant and path; a
+// MUL_MAT (r.Dense) its problem and kernel, and for mul_mm the variant and
+// path. Only mul_mm_id has map0 in its time.
 func WriteResult(w io.Writer, r *sim.Result) error {
-	fmt.Fprintf(w, "%s on %s, %s path, variant %s (%s engine, %d routing draws)\n", r.Problem, r.Chip, r.Kernel.Path, r.Kernel.Name, r.Engine, r.Draws)
-	fmt.Fprintf(w, "  predicted         %10.1f µs per run (mul_mm_id %.1f + map0 %.1f + dispatch %.1f), %.2f TFLOPS\n",
-		r.TotalUs, r.KernelUs, r.Map0Us, r.OverheadUs, r.TFLOPS)
+	moe := r.Dense == (tile.DenseProblem{})
+	problem, draws, drawn, first, busyOf := r.Problem.String(), fmt.Sprintf(", %d routing draws", r.Draws), "mean over draws", "first routing draw", "first draw"
+	if !moe {
+		problem, draws, drawn, first, busyOf = r.Dense.String(), "", "one dispatch", "the dispatch", "the dispatch"
+	}
+	switch r.KernelName {
+	case tile.KernelMulMMID.String():
+		fmt.Fprintf(w, "%s on %s, %s path, variant %s (%s engine%s)\n", problem, r.Chip, r.Kernel.Path, r.Kernel.Name, r.Engine, draws)
+		fmt.Fprintf(w, "  predicted         %10.1f µs per run (mul_mm_id %.1f + map0 %.1f + dispatch %.1f), %.2f TFLOPS\n",
+			r.TotalUs, r.KernelUs, r.Map0Us, r.OverheadUs, r.TFLOPS)
+	case tile.KernelMulMM.String():
+		fmt.Fprintf(w, "%s on %s, kernel mul_mm, %s path, variant %s (%s engine%s)\n", problem, r.Chip, r.Kernel.Path, r.Kernel.Name, r.Engine, draws)
+	default:
+		fmt.Fprintf(w, "%s on %s, kernel %s (%s engine%s)\n", problem, r.Chip, r.KernelName, r.Engine, draws)
+	}
+	if r.KernelName != tile.KernelMulMMID.String() {
+		fmt.Fprintf(w, "  predicted         %10.1f µs per run (%s %.1f + dispatch %.1f), %.2f TFLOPS\n",
+			r.TotalUs, r.KernelName, r.KernelUs, r.OverheadUs, r.TFLOPS)
+	}
 	o := r.Occupancy
 	fmt.Fprintf(w, "  registers/thread  %10d (%s)\n", r.Registers.Total, RegisterSplit(r.Registers))
-	fmt.Fprintf(w, "  occupancy         %10d threadgroups = %d simdgroups per core, limited by %s (registers %d, threadgroup memory %d, threads %d)\n",
-		o.TGsPerCore, o.SGsPerCore, o.Limiter, o.ByRegisters, o.ByTGMemory, o.ByThreads)
+	fmt.Fprintf(w, "  occupancy         %10d threadgroups = %d simdgroups per core, limited by %s (registers %d, threadgroup memory %s, threads %d)\n",
+		o.TGsPerCore, o.SGsPerCore, o.Limiter, o.ByRegisters, unbounded(o.ByTGMemory), o.ByThreads)
 	u := r.Utilization
 	fmt.Fprintf(w, "  utilisation       FMA pipes %.0f%%, conversions %.0f%%, tensor %.0f%%, TG memory %.0f%%, L1 %.0f%%, DRAM %.0f%%, issue %.0f%%\n",
 		100*u.FMA, 100*u.IC, 100*u.Tensor, 100*u.TGMem, 100*u.L1, 100*u.DRAM, 100*u.Issue)
@@ -93,17 +113,17 @@ func WriteResult(w io.Writer, r *sim.Result) error {
 		if hi > 0 {
 			idle = 100 * (1 - mean/hi)
 		}
-		fmt.Fprintf(w, "  cores busy        %d cores, busy until min %.1f / mean %.1f / max %.1f µs (first draw): idle %.1f%% of core-time before the last finishes\n",
-			len(r.CoreBusyUs), lo, mean, hi, idle)
+		fmt.Fprintf(w, "  cores busy        %d cores, busy until min %.1f / mean %.1f / max %.1f µs (%s): idle %.1f%% of core-time before the last finishes\n",
+			len(r.CoreBusyUs), lo, mean, hi, busyOf, idle)
 	}
-	fmt.Fprintf(w, "  kernel cycles     %.4g (%s, mean over draws)\n", r.KernelCycles, r.KernelName)
+	fmt.Fprintf(w, "  kernel cycles     %.4g (%s, %s)\n", r.KernelCycles, r.KernelName, drawn)
 	fmt.Fprint(w, "  loads by level    distinct bytes requested, by the level that served them:")
 	for l, b := range r.LevelBytes {
 		fmt.Fprintf(w, "  %s %.3g", sim.LevelNames[l], b)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  DRAM traffic      %.3g bytes (weights read first by their threadgroup, activations' cache misses, stores)\n", r.DRAMBytes)
-	fmt.Fprintln(w, "  counters (first routing draw):")
+	fmt.Fprintf(w, "  counters (%s):\n", first)
 	return WriteCounters(w, r.Counters)
 }
 

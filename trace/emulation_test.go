@@ -4,7 +4,10 @@ import (
 	"math"
 	"testing"
 
+	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/emulate"
 	"github.com/metalsim/metalsim/golden"
+	"github.com/metalsim/metalsim/tile"
 )
 
 // TestCompareEmulation: the worst error is in units of the accumulation
@@ -22,5 +25,48 @@ func TestCompareEmulation(t *testing.T) {
 	}
 	if e := CompareEmulation(64, []float32{float32(math.NaN()), 0}, ref); !math.IsNaN(e.Worst) {
 		t.Fatalf("a NaN: worst %g, want NaN", e.Worst)
+	}
+}
+
+// TestEmulateEveryKernel: each kernel's emulated output is within its bound
+// of its reference, and an output one part in a thousand off is not (the
+// bounds are sharp enough to catch a wrong value).
+func TestEmulateEveryKernel(t *testing.T) {
+	moe := tile.MoEWorkload(tile.Problem{Experts: 4, Used: 2, M: 24, K: 256, Tokens: 3, TypeA: dequant.Q4_0})
+	dense := func(n int) tile.Workload {
+		return tile.DenseWorkload(tile.DenseProblem{M: 24, N: n, K: 256, TypeA: dequant.Q8_0})
+	}
+	for _, tc := range []struct {
+		w    tile.Workload
+		kern tile.MetalKernel
+		path tile.Path
+	}{
+		{moe, tile.KernelMulMVID, tile.Simdgroup}, {moe, tile.KernelMulMMID, tile.Simdgroup},
+		{dense(1), tile.KernelMulMV, tile.Simdgroup}, {dense(4), tile.KernelMulMVExt, tile.Simdgroup},
+		{dense(20), tile.KernelMulMM, tile.Simdgroup}, {dense(20), tile.KernelMulMM, tile.Tensor},
+	} {
+		k := tile.Kernel{Variant: tile.Upstream(), Path: tc.path}
+		em, err := Emulate(tc.w, tc.kern, k, 5, 2)
+		if err != nil {
+			t.Fatalf("%s %s: %v", tc.w, tc.kern, err)
+		}
+		if !(em.Error.Worst <= 1) {
+			t.Errorf("%s %s/%s: %.3g x the bound", tc.w, tc.kern, tc.path, em.Error.Worst)
+		}
+		if tc.kern == tile.KernelMulMMID {
+			continue // CompareEmulation's own test covers it
+		}
+		dst := em.Result.Dst
+		dst[len(dst)/2] *= 1.001
+		var e EmulationError
+		if tc.kern == tile.KernelMulMVID {
+			t2 := emulate.RandomTensors(tc.w.MoE, 5)
+			e = CompareMulMVID(tc.w.MoE, t2, dst)
+		} else {
+			e = CompareDense(tc.w.Dense, tc.kern, tc.path, emulate.RandomDenseTensors(tc.w.Dense, 5), dst)
+		}
+		if e.Worst <= 1 {
+			t.Errorf("%s %s/%s: a value 0.1%% off is %.3g x the bound", tc.w, tc.kern, tc.path, e.Worst)
+		}
 	}
 }

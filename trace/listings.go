@@ -69,3 +69,23 @@ func WriteVariants(w io.Writer, rows []VariantListing) error {
 	_, err := fmt.Fprintln(w, "simrun variants --show NAME prints a variant as a TOML spec to start a what-if file from.")
 	return err
 }
+
+// WriteKnobs lists the knob table: each knob's spec key, its section, the
+// kernels and paths it applies to (tile.Knob.AppliesText) and its doc. The
+// mat-vec kernels (mul_mv, mul_mv_ext, mul_mv_id) take none.
+func WriteKnobs(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "knob\tsection\tapplies to\twhat it does")
+	for _, k := range tile.Knobs() {
+		section := "knobs"
+		if k.Geometry {
+			section = "tile geometry"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", k.Key, section, k.AppliesText(), k.Doc)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "\nThe mat-vec kernels (mul_mv, mul_mv_ext, mul_mv_id) take no knob: a run of one names the variant's knobs it leaves out in a note.")
+	return err
+}

@@ -23,22 +23,48 @@ func WriteCompareText(w io.Writer, rows []study.CompareRow, a, b string, model *
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "chip\tshape\tn\tA µs\tB µs\tΔ µs\tΔ %\thalf-tiles skipped A/B\tMMAs A/B\toccupancy A/B\tlimiter A/B\t")
+	fmt.Fprintln(tw, "chip\tshape\tn\tA µs\tB µs\tΔ µs\tΔ %\thalf-tiles skipped A/B\tMMAs A/B\toccupancy A/B\tlimiter A/B\tkernel A/B\t")
+	var notes []string
 	for _, r := range rows {
-		occ, lim := "-", "-"
+		occ, lim, kern := "-", "-", "-"
 		if !r.Total {
 			occ = fmt.Sprintf("%d (%s) / %d (%s)", r.A.TGsPerCore, r.A.OccLimiter, r.B.TGsPerCore, r.B.OccLimiter)
 			lim = r.A.Limiter + " / " + r.B.Limiter
+			kern = r.A.Kernel + " / " + r.B.Kernel
+			notes = append(append(notes, r.A.Notes()...), r.B.Notes()...)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.1f\t%+.1f\t%+.1f%%\t%d / %d\t%s / %s\t%s\t%s\t\n",
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%.1f\t%+.1f\t%+.1f%%\t%d / %d\t%s / %s\t%s\t%s\t%s\t\n",
 			r.Chip, r.Shape, r.N, r.A.Us, r.B.Us, r.DeltaUs, r.DeltaPct, r.A.Skipped, r.B.Skipped,
-			mmaCount(r.A), mmaCount(r.B), occ, lim)
+			mmaCount(r.A), mmaCount(r.B), occ, lim, kern)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return WriteNotes(w, "", notes)
 }
 
-// mmaCount renders an MMA count with its shape (8x8x8 or 16x16x16).
+// WriteNotes prints each distinct note once, in the order of first
+// appearance, as "note: ..." lines after indent.
+func WriteNotes(w io.Writer, indent string, notes []string) error {
+	seen := map[string]bool{}
+	for _, n := range notes {
+		if n == "" || seen[n] {
+			continue
+		}
+		seen[n] = true
+		if _, err := fmt.Fprintf(w, "%snote: %s\n", indent, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mmaCount renders an MMA count with its shape (8x8x8 or 16x16x16; the
+// mat-vec kernels have none).
 func mmaCount(s study.CompareSide) string {
+	if s.MMAShape == "" {
+		return strconv.FormatInt(s.MMAs, 10)
+	}
 	return fmt.Sprintf("%d (%s)", s.MMAs, s.MMAShape)
 }
 
@@ -57,20 +83,25 @@ func WriteModelHeader(w io.Writer, m *models.Model) {
 	}
 }
 
-// WriteModelText prints a model layer's rows as a table.
+// WriteModelText prints a model layer's rows as a table, and their notes.
 func WriteModelText(w io.Writer, rows []study.ModelRow) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "n\tmatmul\ttensor\ttype\tm\tk\tb\tµs\tTFLOPS\toccupancy\tlimiter\thalf-tiles skipped\tMMAs\t")
+	fmt.Fprintln(tw, "n\tmatmul\ttensor\ttype\tkernel\tm\tk\tb\tµs\tTFLOPS\toccupancy\tlimiter\thalf-tiles skipped\tMMAs\t")
+	var notes []string
 	for _, r := range rows {
 		occ, b, m, k := "", "", "", ""
 		if r.Matmul != "layer" {
 			occ = fmt.Sprintf("%d (%s)", r.TGsPerCore, r.OccLimiter)
 			b, m, k = strconv.Itoa(r.B), strconv.Itoa(r.M), strconv.Itoa(r.K)
+			notes = append(notes, r.Notes()...)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%.2f\t%s\t%s\t%d\t%d\t\n",
-			r.N, r.Matmul, r.Tensor, r.Type, m, k, b, r.Us, r.TFLOPS, occ, r.Limiter, r.Skipped, r.MMAs)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%.2f\t%s\t%s\t%d\t%d\t\n",
+			r.N, r.Matmul, r.Tensor, r.Type, r.Kernel, m, k, b, r.Us, r.TFLOPS, occ, r.Limiter, r.Skipped, r.MMAs)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return WriteNotes(w, "", notes)
 }
 
 // WritePresets lists the model presets: every number with its config field

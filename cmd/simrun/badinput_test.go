@@ -67,9 +67,9 @@ func TestBadInputFailsEarly(t *testing.T) {
 		{[]string{"simulate", "--chip-file", ""}, `--chip-file "": want the path of a chip file`},
 		// the tile's k check names --k too (it comes from the plan, not the
 		// problem's own validation)
-		{[]string{"simulate", "--type", "f32", "--k", "16"}, "--k: problem: k = 16: must be a multiple of the tile's nk = 32"},
-		{[]string{"emulate", "--type", "f32", "--k", "16"}, "--k: problem: k = 16"},
-		{[]string{"trace", "--type", "f32", "--k", "16"}, "--k: problem: k = 16"},
+		{[]string{"simulate", "--type", "f32", "--k", "80"}, "--k: problem: k = 80: must be a multiple of the tile's nk = 32"},
+		{[]string{"emulate", "--type", "f32", "--k", "80"}, "--k: problem: k = 80: must be a multiple of the tile's nk = 32"},
+		{[]string{"trace", "--type", "f32", "--k", "80"}, "--k: problem: k = 80"},
 		{[]string{"trace", "--window", "0:5", "--out", filepath.Join(dir, "same.svg"), "--svg", filepath.Join(dir, "same.svg")}, "the same file as --out"},
 		// an empty --path is not the chip's default path
 		{[]string{"sweep", "--path", ""}, `--path "": empty; leave the flag out for its default`},
@@ -136,6 +136,28 @@ func TestBadInputFailsEarly(t *testing.T) {
 		{append(compareArgs("upstream", "halftile"), "--routing", "uniform,zipf:1"), "compare takes one routing (simrun sweep takes a list)"},
 		{[]string{"model", "--preset", "mixtral", "--routing", "uniform,zipf:1"}, "model takes one routing"},
 		{[]string{"model", "--list", "--n", "0"}, "--list: give it alone, without --n"},
+		// ops and kernels: a kernel that cannot run a type, a forced kernel
+		// outside its limits, a shape a kernel rejects, a kernel of the other
+		// op, flags a mul_mat has no use for
+		{[]string{"simulate", "--op", "mul_mat", "--kernel", "mul_mv_ext", "--type", "iq2_xs", "--n", "4"}, "--kernel: mul_mv_ext: type_a = iq2_xs: no mul_mv_ext kernel"},
+		{[]string{"simulate", "--op", "mul_mat", "--kernel", "mul_mv_ext", "--type-b", "f16", "--n", "4"}, "--kernel: mul_mv_ext: type_b = f16: the kernel takes f32 activations"},
+		{[]string{"emulate", "--op", "mul_mat", "--kernel", "mul_mv_ext", "--n", "16"}, "--kernel: mul_mv_ext: n = 16: must be in [2, 8] for type_a = q4_0"},
+		{[]string{"trace", "--op", "mul_mat", "--kernel", "mul_mv_ext", "--n", "4", "--k", "320"}, "--kernel: mul_mv_ext: k = 320: must be a multiple of 128"},
+		{[]string{"occupancy", "--op", "mul_mat", "--kernel", "mul_mv_ext", "--n", "9"}, "--kernel: mul_mv_ext: n = 9: must be in [2, 8]"},
+		{[]string{"sweep", "--op", "mul_mat", "--kernel", "mul_mm", "--type", "f32", "--k", "80"}, "--kernel: mul_mm: k = 80: must be a multiple of 32"},
+		{[]string{"compare", "--kernel", "mul_mm_id", "--type", "f32", "--k", "80", "upstream", "halftile"}, "--kernel: mul_mm_id: k = 80: must be a multiple of 32"},
+		{[]string{"model", "--preset", "qwen3-30b", "--op", "mul_mat", "--kernel", "mul_mv_ext", "--n", "1"}, "--kernel: mul_mv_ext: n = 1: must be in [2, 8]"},
+		{[]string{"simulate", "--kernel", "mul_mm"}, "--kernel mul_mm: computes mul_mat, not --op mul_mat_id (give --op mul_mat, or a kernel of mul_mat_id)"},
+		{[]string{"simulate", "--op", "mul_mat", "--kernel", "mul_mv_id"}, "--kernel mul_mv_id: computes mul_mat_id, not --op mul_mat"},
+		{[]string{"simulate", "--kernel", "mul_mx"}, `--kernel: unknown kernel "mul_mx" (allowed: auto, mul_mv, mul_mv_ext, mul_mm, mul_mv_id, mul_mm_id)`},
+		{[]string{"sweep", "--op", "dense"}, `--op: unknown op "dense" (allowed: mul_mat_id, mul_mat)`},
+		{[]string{"sweep", "--op", "mul_mat", "--experts", "8"}, "--experts: applies to --op mul_mat_id only"},
+		{[]string{"compare", "--op", "mul_mat", "--routing", "zipf:1", "upstream", "halftile"}, "--routing: applies to --op mul_mat_id only"},
+		{[]string{"simulate", "--bs", "2"}, "--bs: applies to --op mul_mat only"},
+		{[]string{"simulate", "--op", "mul_mat", "--nr", "-1"}, "--nr: problem: nr (broadcast) = -1: must be in [0, 65536]"},
+		{[]string{"emulate", "--op", "mul_mat", "--bs", "2"}, "--bs: problem: bs (batch) = 2, nr (broadcast) = 1: the emulator runs one matmul"},
+		{[]string{"simulate", "--op", "mul_mat", "--m", "0"}, "--m: problem: m = 0: must be in [1, 1048576]"},
+		{[]string{"simulate", "--op", "mul_mat", "--n", "0"}, "--n: problem: n = 0: must be in [1, 16777216]"},
 		// trace bounds
 		{[]string{"trace", "--max-events", "2000000000"}, "--max-events = 2000000000: must be in [1, 5000000]"},
 		{[]string{"trace", "--cores", "3-1"}, `range "3-1": want LO-HI with LO <= HI`},

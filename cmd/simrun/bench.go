@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -54,8 +53,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFlagsOnly(fs, args, "bench", stderr); !ok {
 		return code
 	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	given := flagsGiven(fs)
 	switch {
 	case *list:
 		if len(given) > 1 {

@@ -132,13 +132,43 @@ func TestGoldenWithoutTablesAndRefs(t *testing.T) {
 }
 
 func TestEmulateCommand(t *testing.T) {
-	code, out, errb := runCLI("emulate", "--type", "iq3_xxs", "--experts", "4", "--used", "2", "--m", "64", "--k", "256", "--n", "20", "--variant", "halftile")
+	code, out, errb := runCLI("emulate", "--type", "iq3_xxs", "--experts", "4", "--used", "2", "--m", "64", "--k", "256", "--n", "20",
+		"--variant", "halftile", "--kernel", "mul_mm_id")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
-	for _, want := range []string{"half-tiles skipped", "codebook loads, 4-byte", "max |dst - ref_f16in|"} {
+	for _, want := range []string{"half-tiles skipped", "codebook loads, 4-byte", "max |dst - ref_f16in|", "note: kernel mul_mm_id is forced: llama.cpp runs mul_mv_id here (n < 32 tokens)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("emulate output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestEmulateEveryKernel: emulate runs the kernel llama.cpp dispatches for
+// each op and n, or the forced one, and checks it against its reference; a
+// variant's knobs a mat-vec kernel does not take are named in a note.
+func TestEmulateEveryKernel(t *testing.T) {
+	small := []string{"emulate", "--m", "40", "--k", "256", "--type", "q4_0", "--seed", "3"}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--experts", "4", "--used", "2", "--n", "5"}, []string{"kernel mul_mv_id", "max |dst - ref_kernel|"}},
+		{[]string{"--op", "mul_mat", "--n", "1"}, []string{"MUL_MAT(type_a=q4_0,type_b=f32,m=40,n=1,k=256), kernel mul_mv,", "ref_kernel"}},
+		{[]string{"--op", "mul_mat", "--n", "5", "--variant", "halftile"}, []string{"kernel mul_mv_ext", "note: variant halftile: half_skip, b_padding, codebook, b_extents do not apply to mul_mv_ext"}},
+		{[]string{"--op", "mul_mat", "--n", "40", "--path", "tensor"}, []string{"kernel mul_mm, tensor path, variant upstream", "tensor MMAs (16x16x16) executed"}},
+		{[]string{"--op", "mul_mat", "--n", "5", "--kernel", "mul_mm", "--variant", "tile64x8"},
+			[]string{"kernel mul_mm, simdgroup path, variant tile64x8", "note: kernel mul_mm is forced: llama.cpp runs mul_mv_ext here"}},
+	} {
+		code, out, errb := runCLI(append(small, tc.args...)...)
+		if code != exitOK {
+			t.Errorf("emulate %v: exit %d: %s\n%s", tc.args, code, errb, out)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("emulate %v: output lacks %q:\n%s", tc.args, w, out)
+			}
 		}
 	}
 }
@@ -288,16 +318,24 @@ func TestDocsCurrent(t *testing.T) {
 	}
 }
 
-// TestSimulateNotesMulMVID: below 32 tokens llama.cpp runs mul_mv_id, and
-// simulate says so with that kernel's prediction; at 32 it says nothing.
+// TestSimulateNotesMulMVID: below 32 tokens simulate times mul_mv_id, as
+// llama.cpp runs it, and says the variant's knobs do not apply to it; forced
+// to mul_mm_id it says what llama.cpp runs instead; at 32 it says nothing.
 func TestSimulateNotesMulMVID(t *testing.T) {
-	code, out, errb := runCLI("simulate", "--n", "8", "--draws", "1", "--experts", "16", "--used", "2", "--m", "128", "--k", "256")
-	if code != exitOK || !strings.Contains(out, "llama.cpp runs kernel_mul_mv_id") {
-		t.Fatalf("n = 8: exit %d, stderr %q, stdout:\n%s", code, errb, out)
-	}
-	code, out, _ = runCLI("simulate", "--n", "32", "--draws", "1", "--experts", "16", "--used", "2", "--m", "128", "--k", "256")
-	if code != exitOK || strings.Contains(out, "mul_mv_id") {
-		t.Fatalf("n = 32: exit %d, stdout:\n%s", code, out)
+	small := []string{"simulate", "--draws", "1", "--experts", "16", "--used", "2", "--m", "128", "--k", "256"}
+	for _, tc := range []struct {
+		args       []string
+		want, lack string
+	}{
+		{[]string{"--n", "8", "--variant", "halftile"}, "kernel mul_mv_id (fast engine, 1 routing draws)\n", ""},
+		{[]string{"--n", "8", "--variant", "halftile"}, "note              variant halftile: half_skip, b_padding, codebook, b_extents do not apply to mul_mv_id", ""},
+		{[]string{"--n", "8", "--kernel", "mul_mm_id"}, "note              kernel mul_mm_id is forced: llama.cpp runs mul_mv_id here (n < 32 tokens)", ""},
+		{[]string{"--n", "32", "--variant", "halftile"}, "(mul_mm_id ", "note"},
+	} {
+		code, out, errb := runCLI(append(small, tc.args...)...)
+		if code != exitOK || !strings.Contains(out, tc.want) || tc.lack != "" && strings.Contains(out, tc.lack) {
+			t.Errorf("simulate %v: exit %d, stderr %q, want %q and no %q:\n%s", tc.args, code, errb, tc.want, tc.lack, out)
+		}
 	}
 }
 
@@ -389,15 +427,15 @@ func TestUnwritableOutputFails(t *testing.T) {
 }
 
 // TestEmulateNotes: emulate says when llama.cpp would not run what it
-// emulates (mat-vec for n < 32, no map0 kernel for the n_used), and its MAC
-// count leaves out the work the half-tile skips.
+// emulates (a forced mul_mm_id for n < 32, no map0 kernel for the n_used), and
+// its MAC count leaves out the work the half-tile skips.
 func TestEmulateNotes(t *testing.T) {
 	small := []string{"emulate", "--experts", "8", "--m", "64", "--k", "256"}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--used", "2", "--n", "8"}, "llama.cpp runs kernel_mul_mv_id"},
+		{[]string{"--used", "2", "--n", "8", "--kernel", "mul_mm_id"}, "llama.cpp runs mul_mv_id here (n < 32 tokens)"},
 		{[]string{"--used", "3", "--n", "40"}, "with n_used = 3 it finds no kernel"},
 	} {
 		code, out, errb := runCLI(append(small, tc.args...)...)

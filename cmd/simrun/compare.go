@@ -9,7 +9,6 @@ import (
 	"github.com/metalsim/metalsim/accuracy"
 	"github.com/metalsim/metalsim/models"
 	"github.com/metalsim/metalsim/study"
-	"github.com/metalsim/metalsim/tile"
 	"github.com/metalsim/metalsim/trace"
 	"github.com/metalsim/metalsim/trace/plots"
 )
@@ -18,7 +17,11 @@ const compareSummary = `Compare two kernel variants A and B (built-in names or .
 shapes (the problem flags, or --shapes) or a model's MoE layer (--preset, --gguf), and a list of n:
 predicted µs of each, the delta B - A (µs and %; negative: B is faster), skipped half-tiles, MMAs
 executed (8x8x8 on the simdgroup path, 16x16x16 on the tensor path), occupancy (threadgroups per
-core and what limits it) and the limiter of each. Both variants see the same routing draws.
+core and what limits it), the limiter and the kernel of each. Both variants see the same routing
+draws. Every point runs the kernel llama.cpp dispatches for it (--op, n; --kernel forces one): where
+that kernel takes none of a variant's knobs (the mat-vec kernels below 32 tokens of a mul_mat_id),
+both sides time the same and a note says so. --kernel A,B forces a kernel per side ("auto,mul_mm":
+llama.cpp's choice against mul_mm at every n).
 With --preset or --gguf the model sets --experts, --used, --m, --k and --b (giving them is an
 error); --type then overrides the weight type (a GGUF's own expert types by default).
 --plot draws time and delta against n (PNG or SVG, by the file's extension); --measured FILE
@@ -111,7 +114,12 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "compare", err)
 	}
 	opt.Routing = r
-	c := study.Comparison{Chips: chips, Variants: variants, Path: path, Shapes: list, Layer: model != nil, Ns: ns, Options: opt, Labels: flagLabels}
+	kernels, err := study.ParseKernelPair("--op", shape.op, "--kernel", shape.kernel)
+	if err != nil {
+		return fail(stderr, "compare", err)
+	}
+	c := study.Comparison{Chips: chips, Variants: variants, Path: path, Kernels: kernels, Shapes: list, Layer: model != nil, Ns: ns, Options: opt, Labels: flagLabels}
+	sides := c.SideNames()
 	rows, err := c.Run()
 	if err != nil {
 		return fail(stderr, "compare", err)
@@ -124,7 +132,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		warnUnverified(stderr, "compare", model)
 		err = study.WriteCompareCSV(stdout, rows)
 	default:
-		err = trace.WriteCompareText(stdout, rows, variants[0].Arg, variants[1].Arg, model, opt)
+		err = trace.WriteCompareText(stdout, rows, sides[0], sides[1], model, opt)
 	}
 	if err == nil && *plotFile != "" {
 		measured := plots.MeasuredPoints(rows, measuredCases)
@@ -133,7 +141,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 				measuredNames, variants[0].Arg, variants[1].Arg))
 		}
 		if err = writePlot(*plotFile, func(w io.Writer, format string) error {
-			return plots.WriteCompare(w, format, rows, variants[0].Arg, variants[1].Arg, measured)
+			return plots.WriteCompare(w, format, rows, sides[0], sides[1], measured)
 		}); err == nil && *format == "text" {
 			fmt.Fprintf(stdout, "\nplot: %s", *plotFile)
 			if len(measuredFiles) > 0 {
@@ -152,10 +160,11 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 // compareShapes returns the shapes to compare: a model's layer matmuls, the
 // --shapes list, or the problem flags' one shape.
 func compareShapes(shape *shapeFlags, set map[string]bool, shapes, preset, ggufFile string) ([]study.CompareShape, *models.Model, error) {
+	sh, err := shape.shape()
+	if err != nil {
+		return nil, nil, err
+	}
 	if preset != "" || ggufFile != "" {
-		if preset != "" && ggufFile != "" {
-			return nil, nil, errors.New("--preset and --gguf: give one model")
-		}
 		for _, f := range []string{"experts", "used", "m", "k", "b", "shapes"} {
 			if set[f] {
 				return nil, nil, fmt.Errorf("--%s: the model sets it; drop it or drop --preset/--gguf", f)
@@ -165,11 +174,7 @@ func compareShapes(shape *shapeFlags, set map[string]bool, shapes, preset, ggufF
 		if err != nil {
 			return nil, nil, err
 		}
-		typ, halfB, err := shape.types()
-		if err != nil {
-			return nil, nil, err
-		}
-		out, err := study.ModelShapes(m, models.LayerOptions{Tokens: 1, Type: typ, ForceType: set["type"], HalfB: halfB})
+		out, err := study.ModelShapes(m, models.LayerOptions{Tokens: 1, Type: sh.TypeA, ForceType: set["type"], HalfB: sh.HalfB}, sh.Op)
 		if err != nil {
 			return nil, nil, modelTypeHint(err)
 		}
@@ -180,21 +185,14 @@ func compareShapes(shape *shapeFlags, set map[string]bool, shapes, preset, ggufF
 		if set["m"] || set["k"] {
 			return nil, nil, errors.New("--shapes: give either --shapes or --m/--k")
 		}
-		var err error
 		if dims, err = study.ParseShapes("--shapes", shapes); err != nil {
 			return nil, nil, err
 		}
 	}
-	var out []study.CompareShape
-	for _, d := range dims {
-		if _, err := shape.problem(1, d.M, d.K); err != nil {
-			if shapes != "" {
-				return nil, nil, fmt.Errorf("--shapes %dx%d: %w", d.M, d.K, err)
-			}
-			return nil, nil, err
-		}
-		out = append(out, study.CompareShape{Label: fmt.Sprintf("m=%d,k=%d", d.M, d.K),
-			Build: func(n int) (tile.Problem, error) { return shape.problem(n, d.M, d.K) }})
+	label := ""
+	if shapes != "" {
+		label = "--shapes"
 	}
-	return out, nil, nil
+	out, err := study.DimShapes(sh, dims, flagLabels, label)
+	return out, nil, err
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -155,5 +156,59 @@ func TestComparePlotOrder(t *testing.T) {
 	}
 	if !bytes.Equal(pics[0], pics[1]) {
 		t.Error("the plots of --n 32,128,64 and --n 64,32,128 differ")
+	}
+}
+
+// TestCompareSmallBatches: below 32 tokens both sides of a mul_mat_id run
+// mul_mv_id, as llama.cpp does, and time the same, the half-tile's note
+// saying its knobs are left out; --kernel A,B forces a kernel per side, and
+// a mul_mat comparison runs each n's dense kernel.
+func TestCompareSmallBatches(t *testing.T) {
+	small := []string{"compare", "--m", "64", "--k", "256", "--draws", "1", "--format", "csv"}
+	moe := append(slices.Clone(small), "--experts", "16", "--used", "4")
+	cells := func(base []string, args ...string) [][]string {
+		t.Helper()
+		code, out, errb := simrunCmd(append(slices.Clone(base), args...)...)
+		if code != exitOK {
+			t.Fatalf("compare %v: exit %d: %s", args, code, errb)
+		}
+		recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		col := func(name string) int {
+			for i, c := range recs[0] {
+				if c == name {
+					return i
+				}
+			}
+			t.Fatalf("no column %s", name)
+			return 0
+		}
+		var out2 [][]string
+		for _, r := range recs[1:] {
+			out2 = append(out2, []string{r[col("a_kernel")], r[col("b_kernel")], r[col("delta_us")], r[col("b_note")], r[col("op")]})
+		}
+		return out2
+	}
+	rows := cells(moe, "--n", "8,32", "upstream", "halftile")
+	if r := rows[0]; r[0] != "mul_mv_id" || r[1] != "mul_mv_id" || r[2] != "0.000" || !strings.Contains(r[3], "do not apply to mul_mv_id") || r[4] != "mul_mat_id" {
+		t.Errorf("n = 8: %v", r)
+	}
+	if r := rows[1]; r[0] != "mul_mm_id" || r[1] != "mul_mm_id" || r[2] == "0.000" || r[3] != "" {
+		t.Errorf("n = 32: %v", r)
+	}
+	rows = cells(moe, "--n", "8", "--kernel", "auto,mul_mm_id", "upstream", "halftile")
+	if r := rows[0]; r[0] != "mul_mv_id" || r[1] != "mul_mm_id" || !strings.Contains(r[3], "kernel mul_mm_id is forced: llama.cpp runs mul_mv_id here (n < 32 tokens)") {
+		t.Errorf("n = 8, B forced to mul_mm_id: %v", r)
+	}
+	for i, want := range [][2]string{{"mul_mv", "mul_mm"}, {"mul_mv_ext", "mul_mm"}, {"mul_mm", "mul_mm"}} {
+		rows = cells(small, "--op", "mul_mat", "--n", []string{"1", "4", "16"}[i], "--kernel", "auto,mul_mm", "upstream", "tile64x8")
+		if r := rows[0]; r[0] != want[0] || r[1] != want[1] || r[4] != "mul_mat" {
+			t.Errorf("mul_mat, %s: kernels %s / %s, want %s / %s", []string{"n = 1", "n = 4", "n = 16"}[i], r[0], r[1], want[0], want[1])
+		}
+	}
+	if code, _, errb := simrunCmd(append(moe, "--kernel", "auto,mul_mm_id,mul_mv_id", "upstream", "halftile")...); code != exitBadUsed || !strings.Contains(errb, "want one kernel for both sides or A,B") {
+		t.Errorf("three kernels: exit %d %s", code, errb)
 	}
 }

@@ -17,21 +17,34 @@ import (
 	"github.com/metalsim/metalsim/trace"
 )
 
-// shapeFlags describe the expert matmul (without n) for sweep and compare.
+// shapeFlags describe the matmul (without n) for sweep and compare: the op,
+// its sizes and types, and the kernel that runs it.
 type shapeFlags struct {
-	experts, used, m, k int
-	typeA, typeB        string
-	bcast               bool
+	experts, used, m, k      int
+	bs, nr                   int
+	typeA, typeB, op, kernel string
+	bcast                    bool
+	fs                       *flag.FlagSet
 }
 
 func (f *shapeFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&f.experts, "experts", 128, "experts holding weights (test-backend-ops n_mats)")
-	fs.IntVar(&f.used, "used", 8, "experts used per token (n_used)")
-	fs.IntVar(&f.m, "m", 768, "weight rows per expert")
+	f.registerOp(fs, "a dense matmul of one m x k weight matrix")
+	fs.IntVar(&f.experts, "experts", 128, "experts holding weights (test-backend-ops n_mats; mul_mat_id)")
+	fs.IntVar(&f.used, "used", 8, "experts used per token (n_used; mul_mat_id)")
+	fs.IntVar(&f.m, "m", 768, "weight rows (per expert)")
 	fs.IntVar(&f.k, "k", 2048, "reduction length")
 	fs.StringVar(&f.typeA, "type", "q4_0", "weight type ("+weightTypeNames()+")")
 	fs.StringVar(&f.typeB, "type-b", "f32", "activation type (f32, f16)")
-	fs.BoolVar(&f.bcast, "b", false, "broadcast: all slots of a token read one activation row (b=1)")
+	fs.BoolVar(&f.bcast, "b", false, "broadcast: all slots of a token read one activation row (b=1; mul_mat_id)")
+	fs.IntVar(&f.bs, "bs", 1, "weight matrices, one matmul each (test-backend-ops bs; mul_mat)")
+	fs.IntVar(&f.nr, "nr", 1, "activation batches per weight matrix, its matrix broadcast to them (test-backend-ops nr; mul_mat)")
+}
+
+// registerOp registers --op and --kernel; dense says what --op mul_mat runs.
+func (f *shapeFlags) registerOp(fs *flag.FlagSet, dense string) {
+	f.fs = fs
+	fs.StringVar(&f.op, "op", "mul_mat_id", "op: mul_mat_id (the MoE expert matmul) or mul_mat ("+dense+")")
+	fs.StringVar(&f.kernel, "kernel", "auto", "Metal kernel: auto (llama.cpp's choice: kernel-facts §2), or force one of mul_mm_id, mul_mv_id (mul_mat_id); mul_mm, mul_mv, mul_mv_ext (mul_mat)")
 }
 
 func weightTypeNames() string {
@@ -55,29 +68,51 @@ func (f *shapeFlags) types() (dequant.Type, bool, error) {
 	return t, halfB, nil
 }
 
-// shape returns the study shape the flags give.
+// shape returns the study shape the flags give. A mul_mat has no experts,
+// routing or b, a mul_mat_id no bs or nr: giving their flags with the other
+// op is an error.
 func (f *shapeFlags) shape() (study.Shape, error) {
+	op, err := tile.ParseOp(f.op)
+	if err != nil {
+		return study.Shape{}, fmt.Errorf("--op: %w", err)
+	}
+	for _, name := range []string{"experts", "used", "b", "routing", "skew", "bs", "nr"} {
+		only := tile.OpMulMatID
+		if name == "bs" || name == "nr" {
+			only = tile.OpMulMat
+		}
+		if f.fs != nil && flagsGiven(f.fs)[name] && op != only {
+			return study.Shape{}, fmt.Errorf("--%s: applies to --op %s only", name, only)
+		}
+	}
 	t, halfB, err := f.types()
 	if err != nil {
 		return study.Shape{}, err
 	}
-	return study.Shape{Experts: f.experts, Used: f.used, M: f.m, K: f.k, TypeA: t, HalfB: halfB, Broadcast: f.bcast}, nil
+	return study.Shape{Op: op, Experts: f.experts, Used: f.used, M: f.m, K: f.k, TypeA: t, HalfB: halfB, Broadcast: f.bcast,
+		DenseBatch: f.bs, DenseBroadcast: f.nr}, nil
 }
 
-// problem returns the shape with n tokens and rows x k, validated.
-func (f *shapeFlags) problem(n, m, k int) (tile.Problem, error) {
+// forced returns the --kernel given (tile.KernelAuto: llama.cpp's choice).
+func (f *shapeFlags) forced() (tile.MetalKernel, error) {
+	_, kern, err := study.ParseKernelChoice("--op", f.op, "--kernel", f.kernel)
+	return kern, err
+}
+
+// workload returns the shape's op with n tokens and rows x k, validated.
+func (f *shapeFlags) workload(n, m, k int) (tile.Workload, error) {
 	sh, err := f.shape()
 	if err != nil {
-		return tile.Problem{}, err
+		return tile.Workload{}, err
 	}
-	p, err := sh.Problem(n, m, k)
-	return p, flagLabels.Problem(err)
+	w, err := sh.Workload(n, m, k)
+	return w, flagLabels.Name(err)
 }
 
 // flagLabels name a study's inputs by the flags that set them.
-var flagLabels = study.Labels{Experts: "--experts", Used: "--used", Problem: flagError}
+var flagLabels = study.Labels{Experts: "--experts", Used: "--used", M: "--m", K: "--k", N: "--n", Bs: "--bs", Nr: "--nr", Kernel: "--kernel"}
 
-// problemFlags are the flags that describe one MUL_MAT_ID: the shape and --n.
+// problemFlags are the flags that describe one matmul: the shape and --n.
 type problemFlags struct {
 	shapeFlags
 	n int
@@ -88,28 +123,12 @@ func (f *problemFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.n, "n", 512, "tokens")
 }
 
-func (f *problemFlags) problem() (tile.Problem, error) {
-	return f.shapeFlags.problem(f.n, f.m, f.k)
-}
+func (f *problemFlags) workload() (tile.Workload, error) { return f.shapeFlags.workload(f.n, f.m, f.k) }
 
 // kernelFlags choose the kernel variant and path.
 type kernelFlags struct {
-	variant string
-	path    pathFlag
-}
-
-// pathFlag is --path: it remembers whether it was given, so that a spec
-// file's path wins over the command's default but not over the flag.
-type pathFlag struct {
-	val string
-	set bool
-}
-
-func (p *pathFlag) String() string { return p.val }
-
-func (p *pathFlag) Set(s string) error {
-	p.val, p.set = s, true
-	return nil
+	variant, path string
+	fs            *flag.FlagSet
 }
 
 func (f *kernelFlags) register(fs *flag.FlagSet, defPath string) {
@@ -117,33 +136,39 @@ func (f *kernelFlags) register(fs *flag.FlagSet, defPath string) {
 	for _, v := range tile.Builtin() {
 		names = append(names, v.Name)
 	}
+	f.fs = fs
 	fs.StringVar(&f.variant, "variant", "upstream", "kernel variant: a built-in ("+strings.Join(names, ", ")+
-		"; simrun variants) or a .toml spec file (docs/variants/)")
-	f.path.val = defPath
-	fs.Var(&f.path, "path", "kernel path: simdgroup or tensor (default: the spec file's path, else the chip's llama.cpp default; simdgroup without a chip)")
+		"; simrun variants) or a .toml spec file (docs/variants/); its knobs apply to the mat-mat kernels")
+	fs.StringVar(&f.path, "path", defPath, "kernel path: simdgroup or tensor (default: the spec file's path, else the chip's llama.cpp default; simdgroup without a chip)")
 }
 
-func (f *kernelFlags) kernel(chip *chips.Chip) (tile.Kernel, error) {
-	v, specPath, err := tile.LoadVariant(f.variant)
+// point returns the point of workload w on chip with the flags' variant and
+// path: --path when given (or defaulted by the command), else the spec
+// file's, else the chip's (simdgroup without a chip).
+func (f *kernelFlags) point(chip *chips.Chip, w tile.Workload, forced tile.MetalKernel, opt sim.Options) (*study.Point, error) {
+	vas, err := study.LoadVariants("--variant", []string{f.variant})
 	if err != nil {
-		return tile.Kernel{}, fmt.Errorf("--variant: %w", err)
+		return nil, err
 	}
-	path := tile.Simdgroup
-	switch {
-	case f.path.set || specPath == nil && f.path.val != "":
-		if path, err = tile.ParsePath(f.path.val); err != nil {
-			return tile.Kernel{}, fmt.Errorf("--path: %w", err)
+	var path *tile.Path
+	if flagsGiven(f.fs)["path"] || vas[0].Path == nil && f.path != "" {
+		if path, err = parsePath(f.path); err != nil {
+			return nil, err
 		}
-	case specPath != nil:
-		path = *specPath
-	case chip != nil && chip.TensorPath:
-		path = tile.Tensor
 	}
-	k := tile.Kernel{Variant: v, Path: path}
-	if err := v.Validate(path); err != nil {
-		return k, fmt.Errorf("--variant %s on the %s path: %w", f.variant, path, err)
+	if k, err := vas[0].Kernel(chip, path); err != nil {
+		return nil, fmt.Errorf("--variant %s on the %s path: %w", f.variant, k.Path, k.Validate(k.Path))
 	}
-	return k, nil
+	return &study.Point{Chip: chip, Variant: vas[0], Path: path, Workload: w, Kernel: forced, Options: opt, Labels: flagLabels}, nil
+}
+
+// kernel returns the flags' variant on its path on chip.
+func (f *kernelFlags) kernel(chip *chips.Chip) (tile.Kernel, error) {
+	pt, err := f.point(chip, tile.Workload{}, tile.KernelAuto, sim.Options{})
+	if err != nil {
+		return tile.Kernel{}, err
+	}
+	return pt.Variant.Kernel(chip, pt.Path)
 }
 
 // chipFlags pick a chip by name or from a file.
@@ -269,41 +294,14 @@ func routingParser(used, experts int) routing.Parser {
 	return routing.Parser{Experts: experts, Used: used, Label: "--routing", SkewLabel: "--skew", NLabel: "--n"}
 }
 
-// parseOneRouting parses the single --routing of compare and model, a spec
-// with its parameters, and checks a file routing's tokens against ns.
+// parseOneRouting parses the single --routing of compare and model
+// (study.ParseOneRouting).
 func parseOneRouting(cmd, spec string, used, experts int, ns []int) (routing.Routing, error) {
-	ps := routingParser(used, experts)
-	s, err := ps.Parse(spec)
-	switch {
-	case err != nil && strings.Contains(spec, ","):
-		return nil, fmt.Errorf("--routing %q: %s takes one routing (simrun sweep takes a list)", spec, cmd)
-	case err == nil && s.Routing == nil:
-		return nil, fmt.Errorf("--routing %q: give its parameter (zipf:S, hot:H:F)", spec)
-	case err != nil:
-		return nil, err
-	}
-	return s.Routing, ps.CheckTokens([]routing.Point{{Routing: s.Routing, Tokens: s.Tokens}}, ns)
+	return study.ParseOneRouting(routingParser(used, experts), spec, cmd, ns)
 }
 
-// flagError names the flag of a tile.Problem validation error.
-func flagError(err error) error {
-	if err == nil {
-		return nil
-	}
-	s := err.Error()
-	if strings.HasPrefix(s, "--") {
-		return err // already names its flag
-	}
-	for _, r := range []struct{ field, flag string }{
-		{"n_mats (experts)", "--experts"}, {"n_used (experts per token)", "--used"},
-		{"m (rows)", "--m"}, {"problem: k", "--k"}, {"n (tokens)", "--n"},
-	} {
-		if strings.Contains(s, r.field) {
-			return fmt.Errorf("%s: %w", r.flag, err)
-		}
-	}
-	return err
-}
+// flagError names the flag of a tile problem's validation error.
+func flagError(err error) error { return flagLabels.Name(err) }
 
 // parseWithArgs parses flags that may come before, between or after
 // positional arguments, and returns the positional ones.

@@ -21,7 +21,9 @@ every number, and flags the numbers that could not be verified) or a GGUF file (
 header is read: expert count, experts used, embedding length, expert FFN length and the expert
 tensors' types). The weight type is the GGUF's expert tensor types when known, else --type; --type
 given with --gguf overrides the file's types. Shared experts and dense layers run as plain MUL_MAT
-and are not part of the layer.
+and are not part of the layer; --op mul_mat times each of the three matmuls as the MUL_MAT of one
+expert's matrix over the n tokens instead (what a shared expert or a dense FFN of the expert's width
+costs). Each matmul runs the kernel llama.cpp dispatches for it (mul_mv_id below 32 tokens), or --kernel.
 
 usage: simrun model (--preset NAME | --gguf FILE | --list) [flags]`
 
@@ -40,11 +42,10 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	typeA := fs.String("type", "q4_0", "weight type of every expert tensor ("+weightTypeNames()+"); with --gguf it overrides the file's types")
 	typeB := fs.String("type-b", "f32", "activation type (f32, f16)")
 	format := fs.String("format", "text", "output: text, csv or json")
-	if code, ok := parse(fs, args); !ok {
+	shape := shapeFlags{}
+	shape.registerOp(fs, "each matmul as one expert's dense MUL_MAT over the n tokens")
+	if code, ok := parseFlagsOnly(fs, args, "model", stderr); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		return fail(stderr, "model", fmt.Errorf("unexpected argument %q (model takes flags only)", fs.Arg(0)))
 	}
 	set := flagsGiven(fs)
 	if *list {
@@ -93,8 +94,12 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "model", fmt.Errorf("--variant: %w", err))
 	}
-	shape := shapeFlags{typeA: *typeA, typeB: *typeB}
-	typ, halfB, err := shape.types()
+	shape.typeA, shape.typeB = *typeA, *typeB
+	sh, err := shape.shape()
+	if err != nil {
+		return fail(stderr, "model", err)
+	}
+	forced, err := shape.forced()
 	if err != nil {
 		return fail(stderr, "model", err)
 	}
@@ -107,8 +112,9 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "model", err)
 	}
 	opt.Routing = r
-	lo := models.LayerOptions{Type: typ, ForceType: set["type"] || m.Tensors == nil, HalfB: halfB}
-	rows, err := study.ModelLayer(sim.NewSimulator(), m, lo, ns, k, chip, opt)
+	lo := models.LayerOptions{Type: sh.TypeA, ForceType: set["type"] || m.Tensors == nil, HalfB: sh.HalfB}
+	pt := study.Point{Chip: chip, Variant: vas[0], Path: path, Kernel: forced, Options: opt, Labels: flagLabels}
+	rows, err := study.ModelLayer(sim.NewSimulator(), m, lo, sh.Op, ns, pt)
 	if err != nil {
 		return fail(stderr, "model", modelTypeHint(err))
 	}
@@ -125,7 +131,7 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 			for _, t := range m.Tensors {
 				decl = append(decl, t.Role+" "+t.Type)
 			}
-			fmt.Fprintf(stdout, "  every expert tensor simulated as %s (--type); the file declares %s\n", typ, strings.Join(decl, ", "))
+			fmt.Fprintf(stdout, "  every expert tensor simulated as %s (--type); the file declares %s\n", sh.TypeA, strings.Join(decl, ", "))
 		}
 		fmt.Fprintf(stdout, "MoE layer on %s, %s path, variant %s, routing %s (%d draws, seed %d, %s engine)\n\n",
 			chip.Name, k.Path, k.Name, r.Name(), opt.Draws, opt.Seed, opt.Engine)
@@ -140,23 +146,7 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 
 // loadModel reads a preset or a GGUF file.
 func loadModel(preset, ggufFile string) (*models.Model, error) {
-	switch {
-	case preset != "" && ggufFile != "":
-		return nil, errors.New("--preset and --gguf: give one model")
-	case preset != "":
-		p, err := models.LookupPreset(preset)
-		if err != nil {
-			return nil, fmt.Errorf("--preset: %w", err)
-		}
-		return p.Model(), nil
-	case ggufFile != "":
-		m, err := models.ReadGGUF(ggufFile)
-		if err != nil {
-			return nil, fmt.Errorf("--gguf: %w", err)
-		}
-		return m, nil
-	}
-	return nil, errors.New("--preset or --gguf: name the model (simrun model --list shows the presets)")
+	return study.LoadModel("--preset", preset, "--gguf", ggufFile)
 }
 
 // modelTypeHint adds what to do about a GGUF type metalsim does not decode.

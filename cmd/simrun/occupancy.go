@@ -1,14 +1,14 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/metalsim/metalsim/chips"
-	"github.com/metalsim/metalsim/tile"
+	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/study"
 	"github.com/metalsim/metalsim/trace"
 	"github.com/metalsim/metalsim/trace/plots"
 )
@@ -16,10 +16,11 @@ import (
 const occupancySummary = `How many threadgroups and simdgroups of a kernel stay resident on one core of a chip, which
 resource limits them, and a table over register counts (like CUDA's occupancy calculator).
 
-The kernel's threads, registers per thread and threadgroup memory come from a variant's programs
-(--variant, for the operand types --type and --type-b on --path); --threads, --regs and --tg-mem
-override them for what-if questions. The register rule: resident threads = register file / (4 B x
-registers), rounded down to the chip's thread granule. Exit code 1 when the threadgroup cannot launch.`
+The kernel's threads, registers per thread and threadgroup memory come from its programs: the kernel
+llama.cpp dispatches for --op at --n tokens (default: the variant's tile, so mul_mm_id or mul_mm), or
+--kernel, with a variant's tile (--variant, on --path) for the mat-mat kernels, for the operand types
+--type and --type-b; --threads, --regs and --tg-mem override them for what-if questions. The register
+rule: resident threads = register file / (4 B x registers), rounded down to the chip's thread granule. Exit code 1 when the threadgroup cannot launch.`
 
 func runOccupancy(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("occupancy", occupancySummary, stderr)
@@ -29,20 +30,28 @@ func runOccupancy(args []string, stdout, stderr io.Writer) int {
 	cf.register(fs, "M1 Pro 16-core GPU")
 	typeA := fs.String("type", "q4_0", "weight type, for the variant's registers")
 	typeB := fs.String("type-b", "f32", "activation type (f32, f16), for the variant's registers")
+	nFlag := fs.Int("n", 0, "tokens, for the kernel llama.cpp dispatches (0: the variant's tile tokens, nr1)")
+	sf := shapeFlags{}
+	sf.registerOp(fs, "a dense matmul")
 	threads := fs.Int("threads", 0, "threads per threadgroup (default: the variant's)")
 	regs := fs.Int("regs", 0, "registers per thread (default: the variant's)")
 	tgMem := fs.Int("tg-mem", 0, "threadgroup memory in bytes (default: the variant's)")
 	table := fs.String("table", "16:128:4", "register counts of the table, MIN:MAX:STEP")
 	plotFile := fs.String("plot", "", "draw simdgroups per core against registers per thread into this .png or .svg file")
-	if code, ok := parse(fs, args); !ok {
+	if code, ok := parseFlagsOnly(fs, args, "occupancy", stderr); !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
-		return fail(stderr, "occupancy", fmt.Errorf("unexpected arguments %q (flags only)", fs.Args()))
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := flagsGiven(fs)
 	chip, err := cf.chip()
+	if err != nil {
+		return fail(stderr, "occupancy", err)
+	}
+	sf.typeA, sf.typeB = *typeA, *typeB
+	sh, err := sf.shape()
+	if err != nil {
+		return fail(stderr, "occupancy", err)
+	}
+	forced, err := sf.forced()
 	if err != nil {
 		return fail(stderr, "occupancy", err)
 	}
@@ -50,14 +59,23 @@ func runOccupancy(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "occupancy", err)
 	}
-	// the variant's programs for the operand types; only the types matter, and
+	// the kernel's programs for the operand types; only the types matter, and
 	// k must hold whole blocks and k-steps
-	pf := problemFlags{shapeFlags: shapeFlags{experts: 8, used: 2, m: k.NR0, k: 256 * k.NK, typeA: *typeA, typeB: *typeB}, n: k.NR1}
-	p, err := pf.problem()
+	n := *nFlag
+	if n == 0 {
+		n = k.NR1
+	}
+	sh.Experts, sh.Used = 8, 2
+	w, err := sh.Workload(n, k.NR0, 256*k.NK)
+	if err != nil {
+		return fail(stderr, "occupancy", flagError(err))
+	}
+	pt, _ := kf.point(chip, w, forced, sim.Options{}) // kernel checked the flags
+	kern, k, err := pt.Kernels()
 	if err != nil {
 		return fail(stderr, "occupancy", err)
 	}
-	shape, err := tile.KernelShape(p, k)
+	shape, err := pt.Shape()
 	if err != nil {
 		return fail(stderr, "occupancy", err)
 	}
@@ -95,7 +113,8 @@ func runOccupancy(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	rep := trace.OccupancyReport{Chip: chip, Kernel: k.String(), TypeA: p.TypeA.String(), TypeB: *typeB, Shape: shape,
+	label := trace.RunLabel(kern, k)
+	rep := trace.OccupancyReport{Chip: chip, Kernel: label, TypeA: sh.TypeA.String(), TypeB: *typeB, Shape: shape,
 		Threads: nThreads, Regs: nRegs, TGMem: nMem, Lo: lo, Hi: hi, Step: step}
 	if set["threads"] || set["regs"] || set["tg-mem"] {
 		rep.WhatIf = "--threads/--regs/--tg-mem"
@@ -111,9 +130,12 @@ func runOccupancy(args []string, stdout, stderr io.Writer) int {
 	if !launches {
 		code = exitFailed
 	}
+	if err := trace.WriteNotes(stdout, "", study.Notes(pt.Workload, kern, k)); err != nil {
+		return fail(stderr, "occupancy", err)
+	}
 	if *plotFile != "" {
 		if err := writePlot(*plotFile, func(w io.Writer, format string) error {
-			return plots.WriteOccupancy(w, format, chip, k.String(), nThreads, nRegs, nMem, lo, hi)
+			return plots.WriteOccupancy(w, format, chip, label, nThreads, nRegs, nMem, lo, hi)
 		}); err != nil {
 			fmt.Fprintf(stderr, "simrun occupancy: %v\n", err)
 			return exitFailed

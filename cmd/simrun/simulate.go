@@ -5,13 +5,15 @@ import (
 	"io"
 
 	"github.com/metalsim/metalsim/sim"
-	"github.com/metalsim/metalsim/tile"
+	"github.com/metalsim/metalsim/study"
 	"github.com/metalsim/metalsim/trace"
 )
 
 func runSimulate(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("simulate", "Predict the time of one MUL_MAT_ID (map0 + mul_mm_id) on a chip, with occupancy, utilisation,\n"+
-		"the limiter and the counters.", stderr)
+	fs := newFlags("simulate", "Predict the time of one matmul on a chip: a MUL_MAT_ID (--op mul_mat_id) or a MUL_MAT (--op mul_mat),\n"+
+		"run as the kernel llama.cpp dispatches for it (map0 + mul_mm_id or mul_mv_id; mul_mm, mul_mv or\n"+
+		"mul_mv_ext) or as --kernel; with occupancy, utilisation, the limiter and the counters. --format csv\n"+
+		"and json print the point as one row of simrun sweep's columns (docs/sweep.md).", stderr)
 	var pf problemFlags
 	var kf kernelFlags
 	var cf chipFlags
@@ -20,10 +22,18 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	kf.register(fs, "")
 	cf.register(fs, "M1 Pro 16-core GPU")
 	sf.register(fs)
+	format := fs.String("format", "text", "output: text, csv or json")
 	if code, ok := parseFlagsOnly(fs, args, "simulate", stderr); !ok {
 		return code
 	}
-	p, err := pf.problem()
+	if *format != "text" && *format != "csv" && *format != "json" {
+		return fail(stderr, "simulate", fmt.Errorf("--format %q: allowed text, csv, json", *format))
+	}
+	w, err := pf.workload()
+	if err != nil {
+		return fail(stderr, "simulate", err)
+	}
+	forced, err := pf.forced()
 	if err != nil {
 		return fail(stderr, "simulate", err)
 	}
@@ -31,41 +41,30 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "simulate", err)
 	}
-	k, err := kf.kernel(chip)
-	if err != nil {
-		return fail(stderr, "simulate", err)
-	}
 	opt, err := sf.options()
 	if err != nil {
 		return fail(stderr, "simulate", err)
 	}
-	if err := sim.CheckMap0(p, chip, "--experts", "--used"); err != nil {
+	pt, err := kf.point(chip, w, forced, opt)
+	if err != nil {
 		return fail(stderr, "simulate", err)
 	}
 	sm := sim.NewSimulator()
 	stop := startProgress(stderr, sm) // a line on a terminal while a long run lasts
-	r, err := sm.Run(p, k, chip, opt)
+	o, err := pt.Run(sm)
 	stop()
 	if err != nil {
-		return fail(stderr, "simulate", flagError(err)) // the plan checks k against the tile
-	}
-	if err := trace.WriteResult(stdout, r); err != nil {
 		return fail(stderr, "simulate", err)
 	}
-	if why := k.WrongB(k.Path); why != "" {
-		fmt.Fprintf(stdout, "  note              %s\n", why)
-	}
-	if why := tile.Map0Missing(p.Used); why != "" {
-		fmt.Fprintf(stdout, "  note              %s\n", why)
-	}
-	if p.UsesMulMV() {
-		// llama.cpp would not run mul_mm_id here (KF 2.2): say what it runs
-		mv, err := sim.NewSimulator().RunMulMVID(p, chip, opt)
-		if err != nil {
-			return fail(stderr, "simulate", err)
+	if *format != "text" {
+		err = study.WritePoint(stdout, *format == "json", pt.Row(o))
+	} else if err = trace.WriteResult(stdout, o.Result); err == nil {
+		for _, n := range o.Notes {
+			fmt.Fprintf(stdout, "  note              %s\n", n)
 		}
-		fmt.Fprintf(stdout, "  note              llama.cpp runs kernel_mul_mv_id when n < 32 or k < 64: predicted %.1f µs per run (limiter %s); the variant does not apply to it (simrun validate times what llama.cpp runs)\n",
-			mv.TotalUs, mv.Limit)
+	}
+	if err != nil {
+		return fail(stderr, "simulate", err)
 	}
 	sf.writeRates(stderr)
 	return exitOK

@@ -14,7 +14,9 @@ prediction per point, in parallel over the cores (--workers). Output is one row 
 by the point's cartesian index (chip slowest, n fastest), as CSV or JSON on stdout; the bytes are
 the same for any worker count. Each point's routing seed is derived from --seed, the point's routing
 and its n only (never from scheduling), so every chip and variant at one workload sees the same
-routing draws, and a point gives the same numbers in any sweep that contains it.
+routing draws, and a point gives the same numbers in any sweep that contains it. Every point runs the
+kernel llama.cpp dispatches for it (--op, n: mul_mv_id below 32 tokens of a mul_mat_id), or --kernel;
+the kernel column says which, and the note column when a variant's knobs do not apply to it.
 
 Routing specs (--routing, comma-separated): uniform; zipf:S (popularity ~ 1/rank^S, S in [0, 8]);
 hot:H:F (a fraction F of the picks on the first H experts); file:PATH (an ids file: raw
@@ -133,10 +135,11 @@ func parseSweepFlags(shape *shapeFlags, sf *simFlags, nFlag, variantFlag, chipFl
 	if err != nil {
 		return nil, err
 	}
-	if _, err := shape.problem(ns[0], shape.m, shape.k); err != nil {
+	sh, err := shape.shape()
+	if err != nil {
 		return nil, err
 	}
-	sh, err := shape.shape()
+	forced, err := shape.forced()
 	if err != nil {
 		return nil, err
 	}
@@ -176,5 +179,6 @@ func parseSweepFlags(shape *shapeFlags, sf *simFlags, nFlag, variantFlag, chipFl
 	if err != nil {
 		return nil, err
 	}
-	return &study.Sweep{Chips: chips, Variants: variants, Routes: routes, Ns: ns, Shape: sh, Path: path, Options: opt, Labels: flagLabels}, nil
+	sw := &study.Sweep{Chips: chips, Variants: variants, Routes: routes, Ns: ns, Shape: sh, Path: path, Kernel: forced, Options: opt, Labels: flagLabels}
+	return sw, sw.Check()
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -586,5 +587,47 @@ func TestMergeOnlyEmptyShards(t *testing.T) {
 	}
 	if code, out, errb := simrunCmd(append([]string{"merge"}, files...)...); code != exitBadUsed || out != "" || !strings.Contains(errb, "holds a point") {
 		t.Errorf("merge of empty CSV shards: exit %d, stdout %q, stderr %q", code, out, errb)
+	}
+}
+
+// TestSweepEveryKernel: a mul_mat sweep runs the kernel llama.cpp dispatches
+// at each n (the kernel column), its shards merge to the unsharded bytes,
+// and merge checks the kernel and op columns: a row whose kernel does not
+// compute its op is rejected, naming the column.
+func TestSweepEveryKernel(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"sweep", "--op", "mul_mat", "--m", "64", "--k", "256", "--n", "1,4,16", "--variant", "upstream,tile64x8", "--draws", "1"}
+	code, full, errb := simrunCmd(args...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	recs, err := csv.NewReader(strings.NewReader(full)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := func(name string) int { return slices.Index(recs[0], name) }
+	for i, want := range []string{"mul_mv", "mul_mv_ext", "mul_mm", "mul_mv", "mul_mv_ext", "mul_mm"} {
+		r := recs[i+1]
+		if r[col("kernel")] != want || r[col("op")] != "mul_mat" || r[col("experts")] != "0" || r[col("routing")] != "" || r[col("seed")] != "0" {
+			t.Errorf("row %d: kernel %s op %s experts %s routing %q seed %s; want %s, mul_mat, 0, empty, 0", i, r[col("kernel")], r[col("op")], r[col("experts")], r[col("routing")], r[col("seed")], want)
+		}
+		if (want == "mul_mm") != (r[col("path")] == "simdgroup") || (i >= 3 && want != "mul_mm") != strings.Contains(r[col("note")], "do not apply to "+want) {
+			t.Errorf("row %d (%s): path %q, note %q", i, want, r[col("path")], r[col("note")])
+		}
+	}
+	var shards []string
+	for _, s := range []string{"0/2", "1/2"} {
+		code, out, errb := simrunCmd(append(args, "--shard", s)...)
+		if code != exitOK {
+			t.Fatalf("shard %s: %s", s, errb)
+		}
+		shards = append(shards, sweepWriteFile(t, dir, strings.ReplaceAll(s, "/", "of")+".csv", out))
+	}
+	if code, merged, errb := simrunCmd(append([]string{"merge"}, shards...)...); code != exitOK || merged != full {
+		t.Fatalf("merge: exit %d %s; equal to the unsharded run: %t", code, errb, merged == full)
+	}
+	bad := sweepWriteFile(t, dir, "bad.csv", strings.Replace(readFile(t, shards[0]), ",mul_mat,1,1,mul_mv,", ",mul_mat,1,1,mul_mm_id,", 1))
+	if code, _, errb := simrunCmd("merge", bad, shards[1]); code != exitBadUsed || !strings.Contains(errb, `column kernel "mul_mm_id": not a kernel of op mul_mat`) {
+		t.Errorf("merge of a row with a mul_mat_id kernel: exit %d, %s", code, errb)
 	}
 }

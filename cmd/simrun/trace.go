@@ -3,18 +3,18 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"time"
 
 	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/study"
 	"github.com/metalsim/metalsim/trace"
 )
 
-const traceSummary = `Run one MUL_MAT_ID dispatch (mul_mm_id, one routing draw) on the detailed engine and write a
-Chrome trace-event JSON timeline that ui.perfetto.dev and chrome://tracing open (docs/trace.md):
+const traceSummary = `Run one matmul dispatch (the kernel llama.cpp dispatches for --op and --n, or --kernel; a
+MUL_MAT_ID with one routing draw) on the detailed engine and write a Chrome trace-event JSON timeline that ui.perfetto.dev and chrome://tracing open (docs/trace.md):
 per traced core a process with a track per threadgroup slot (which tile: expert e, row tile y,
 token tile x, tokens) and per simdgroup of the slot (setup / stage / compute / store phases, barrier
 waits, idle), resident threadgroups per core, and the chip's DRAM bandwidth in GB/s.
@@ -56,15 +56,15 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	pngFile := fs.String("png", "", "also draw the window as a Gantt picture into this .png file (- for standard output)")
 	svgFile := fs.String("svg", "", "also draw the window as a Gantt picture into this .svg file (- for standard output)")
 	maxRows := fs.Int("rows", trace.DefaultTimelineMaxRows, "most simdgroup rows in the --png/--svg picture (whole slots, in core order)")
-	if code, ok := parse(fs, args); !ok {
+	if code, ok := parseFlagsOnly(fs, args, "trace", stderr); !ok {
 		return code
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if fs.NArg() > 0 {
-		return fail(stderr, "trace", fmt.Errorf("unexpected arguments %q (flags only)", fs.Args()))
+	set := flagsGiven(fs)
+	w, err := pf.workload()
+	if err != nil {
+		return fail(stderr, "trace", err)
 	}
-	p, err := pf.problem()
+	forced, err := pf.forced()
 	if err != nil {
 		return fail(stderr, "trace", err)
 	}
@@ -72,7 +72,11 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "trace", err)
 	}
-	k, err := kf.kernel(chip)
+	pt, err := kf.point(chip, w, forced, sim.Options{})
+	if err != nil {
+		return fail(stderr, "trace", err)
+	}
+	kern, k, err := pt.Kernels()
 	if err != nil {
 		return fail(stderr, "trace", err)
 	}
@@ -150,7 +154,7 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "trace", err)
 	}
 	t0 := time.Now()
-	res, err := sim.NewSimulator().Observe(p, k, chip, *seed, rec)
+	res, _, err := sim.NewSimulator().ObserveWorkload(w, k, forced, chip, *seed, rec)
 	if err != nil {
 		return fail(stderr, "trace", flagError(err)) // the plan checks k against the tile
 	}
@@ -187,6 +191,9 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "trace", fmt.Errorf("--%s: %w", pc.format, err))
 		}
 		trace.WriteTimelineSummary(summary, displayName(pc.file), pc.format, tl, st)
+	}
+	if err := trace.WriteNotes(summary, "  ", study.Notes(w, kern, k)); err != nil {
+		return fail(stderr, "trace", err)
 	}
 	if tl.Truncated {
 		fmt.Fprintf(stderr, "simrun trace: the cap of %d events was hit at %.1f µs: the trace ends there; narrow --window or --cores, or raise --max-events\n",

@@ -51,7 +51,7 @@ func TestViewCommandsBadFlags(t *testing.T) {
 		{[]string{"trace", "--sample", "0.0001", "--max-events", "1000"}, "--sample = 0.0001"},
 		{[]string{"trace", "--seed", "0"}, "--seed = 0"},
 		{[]string{"trace", "--variant", "nope"}, `--variant: unknown variant "nope"`},
-		{[]string{"trace", "extra"}, "unexpected arguments"},
+		{[]string{"trace", "extra"}, `unexpected argument "extra" (trace takes flags only)`},
 		{append([]string{"trace", "--out", filepath.Join(t.TempDir(), "no", "dir", "t.json")}, smallTraceArgs...), "--out"},
 		{[]string{"occupancy", "--threads", "2000"}, "--threads = 2000: must be in [1, 1024] (max threads per threadgroup on M1 Pro 16-core GPU)"},
 		{[]string{"occupancy", "--threads", "0"}, "--threads = 0"},

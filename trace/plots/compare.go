@@ -13,6 +13,7 @@ import (
 
 	"github.com/metalsim/metalsim/accuracy"
 	"github.com/metalsim/metalsim/study"
+	"github.com/metalsim/metalsim/tile"
 )
 
 // Measured is a measured time at one point of a comparison: Row indexes
@@ -96,6 +97,9 @@ func WriteCompare(w io.Writer, format string, rows []study.CompareRow, a, b stri
 		s.delta = append(s.delta, plotter.XY{X: x, Y: r.DeltaPct})
 	}
 	timeLabel := "µs per MUL_MAT_ID"
+	if len(rows) > 0 && rows[0].Op == tile.OpMulMat.String() {
+		timeLabel = "µs per MUL_MAT"
+	}
 	if layer {
 		timeLabel = "µs: per matmul, and their sum for the layer"
 	}
