@@ -183,7 +183,7 @@ func decodeIQ2XXSBytesCounted(b []byte, il int, out *[16]float32) {
 	dl, g, s, h := iq2xxsHeaderCounted(b, il)
 	for e := 0; e < 2; e++ {
 		grid := &iq2xxsGridBytes[uint8(g>>(16*h+8*e))]
-		signs := fromConst8Counted(ksignsIQ2XS[s>>(14*h+7*e)&127])
+		signs := fromConst8Counted(&ksignsIQ2XS[s>>(14*h+7*e)&127])
 		group8BytesCounted((*[8]float32)(out[8*e:]), dl, grid, signs)
 	}
 }
@@ -193,7 +193,7 @@ func decodeIQ2XXSWordsCounted(b []byte, il int, out *[16]float32) {
 	for e := 0; e < 2; e++ {
 		w := &iq2xxsGridWords[uint8(g>>(16*h+8*e))]
 		signs := parity7Counted(s >> (14*h + 7*e) & 127)
-		group8WordsCounted((*[8]float32)(out[8*e:]), dl, fromConst32Counted(w[0]), fromConst32Counted(w[1]), signs)
+		group8WordsCounted((*[8]float32)(out[8*e:]), dl, fromConst32Counted(&w[0]), fromConst32Counted(&w[1]), signs)
 	}
 }
 
@@ -212,7 +212,7 @@ func iq2xsHeaderCounted(b []byte, il int) (dl float32, q0, q1 uint16) {
 func decodeIQ2XSBytesCounted(b []byte, il int, out *[16]float32) {
 	dl, q0, q1 := iq2xsHeaderCounted(b, il)
 	for e, v := range [2]uint16{q0, q1} {
-		group8BytesCounted((*[8]float32)(out[8*e:]), dl, &iq2xsGridBytes[v&511], fromConst8Counted(ksignsIQ2XS[v>>9]))
+		group8BytesCounted((*[8]float32)(out[8*e:]), dl, &iq2xsGridBytes[v&511], fromConst8Counted(&ksignsIQ2XS[v>>9]))
 	}
 }
 
@@ -220,7 +220,7 @@ func decodeIQ2XSWordsCounted(b []byte, il int, out *[16]float32) {
 	dl, q0, q1 := iq2xsHeaderCounted(b, il)
 	for e, v := range [2]uint16{q0, q1} {
 		w := &iq2xsGridWords[v&511]
-		group8WordsCounted((*[8]float32)(out[8*e:]), dl, fromConst32Counted(w[0]), fromConst32Counted(w[1]), parity7Counted(uint32(v>>9)))
+		group8WordsCounted((*[8]float32)(out[8*e:]), dl, fromConst32Counted(&w[0]), fromConst32Counted(&w[1]), parity7Counted(uint32(v>>9)))
 	}
 }
 
@@ -248,8 +248,8 @@ func decodeIQ2SBytesCounted(b []byte, il int, out *[16]float32) {
 func decodeIQ2SWordsCounted(b []byte, il int, out *[16]float32) {
 	dl, i0, i1, s0, s1 := iq2sHeaderCounted(b, il)
 	w0, w1 := &iq2sGridWords[i0], &iq2sGridWords[i1]
-	group8WordsCounted((*[8]float32)(out[0:]), dl, fromConst32Counted(w0[0]), fromConst32Counted(w0[1]), s0)
-	group8WordsCounted((*[8]float32)(out[8:]), dl, fromConst32Counted(w1[0]), fromConst32Counted(w1[1]), s1)
+	group8WordsCounted((*[8]float32)(out[0:]), dl, fromConst32Counted(&w0[0]), fromConst32Counted(&w0[1]), s0)
+	group8WordsCounted((*[8]float32)(out[8:]), dl, fromConst32Counted(&w1[0]), fromConst32Counted(&w1[1]), s1)
 }
 
 func iq3xxsHeaderCounted(b []byte, il int) (dl float32, q3 []byte, a uint32, h int) {
@@ -267,7 +267,7 @@ func iq3xxsHeaderCounted(b []byte, il int) (dl float32, q3 []byte, a uint32, h i
 func decodeIQ3XXSBytesCounted(b []byte, il int, out *[16]float32) {
 	dl, q3, a, h := iq3xxsHeaderCounted(b, il)
 	for e := 0; e < 2; e++ {
-		signs := fromConst8Counted(ksignsIQ2XS[a>>(14*h+7*e)&127])
+		signs := fromConst8Counted(&ksignsIQ2XS[a>>(14*h+7*e)&127])
 		group8Bytes3Counted((*[8]float32)(out[8*e:]), dl, &iq3xxsGridBytes[devU8Counted(q3, 2*e)], &iq3xxsGridBytes[devU8Counted(q3, 2*e+1)], signs)
 	}
 }
@@ -276,7 +276,7 @@ func decodeIQ3XXSWordsCounted(b []byte, il int, out *[16]float32) {
 	dl, q3, a, h := iq3xxsHeaderCounted(b, il)
 	for e := 0; e < 2; e++ {
 		signs := parity7Counted(a >> (14*h + 7*e) & 127)
-		group8WordsCounted((*[8]float32)(out[8*e:]), dl, fromConst32Counted(iq3xxsGridWords[devU8Counted(q3, 2*e)]), fromConst32Counted(iq3xxsGridWords[devU8Counted(q3, 2*e+1)]), signs)
+		group8WordsCounted((*[8]float32)(out[8*e:]), dl, fromConst32Counted(&iq3xxsGridWords[devU8Counted(q3, 2*e)]), fromConst32Counted(&iq3xxsGridWords[devU8Counted(q3, 2*e+1)]), signs)
 	}
 }
 
@@ -305,22 +305,22 @@ func decodeIQ3SBytesCounted(b []byte, il int, out *[16]float32) {
 
 func decodeIQ3SWordsCounted(b []byte, il int, out *[16]float32) {
 	dl, idx, s0, s1 := iq3sHeaderCounted(b, il)
-	group8WordsCounted((*[8]float32)(out[0:]), dl, fromConst32Counted(iq3sGridWords[idx[0]]), fromConst32Counted(iq3sGridWords[idx[1]]), s0)
-	group8WordsCounted((*[8]float32)(out[8:]), dl, fromConst32Counted(iq3sGridWords[idx[2]]), fromConst32Counted(iq3sGridWords[idx[3]]), s1)
+	group8WordsCounted((*[8]float32)(out[0:]), dl, fromConst32Counted(&iq3sGridWords[idx[0]]), fromConst32Counted(&iq3sGridWords[idx[1]]), s0)
+	group8WordsCounted((*[8]float32)(out[8:]), dl, fromConst32Counted(&iq3sGridWords[idx[2]]), fromConst32Counted(&iq3sGridWords[idx[3]]), s1)
 }
 
 func group8BytesCounted(out *[8]float32, dl float32, grid *[8]uint8, signs uint8) {
-	for j, g := range grid {
-		out[j] = signedCounted(dl*float32(fromConst8Counted(g)), signs&kmaskIQ2XS[j])
+	for j := range grid {
+		out[j] = signedCounted(dl*float32(fromConst8Counted(&grid[j])), signs&kmaskIQ2XS[j])
 	}
 }
 
 func group8Bytes3Counted(out *[8]float32, dl float32, ga, gb *[4]uint8, signs uint8) {
-	for j, g := range ga {
-		out[j] = signedCounted(dl*float32(fromConst8Counted(g)), signs&kmaskIQ2XS[j])
+	for j := range ga {
+		out[j] = signedCounted(dl*float32(fromConst8Counted(&ga[j])), signs&kmaskIQ2XS[j])
 	}
-	for j, g := range gb {
-		out[4+j] = signedCounted(dl*float32(fromConst8Counted(g)), signs&kmaskIQ2XS[4+j])
+	for j := range gb {
+		out[4+j] = signedCounted(dl*float32(fromConst8Counted(&gb[j])), signs&kmaskIQ2XS[4+j])
 	}
 }
 
@@ -343,8 +343,8 @@ func iq1DeltaCounted(negative bool) float32 {
 }
 
 func iq1Group8Counted(out *[8]float32, dl, ml float32, g *[4]uint8) {
-	for j, v := range g {
-		v = fromConst8Counted(v)
+	for j := range g {
+		v := fromConst8Counted(&g[j])
 		out[j] = float32(dl*float32(v&0xf)) + ml
 		out[4+j] = float32(dl*float32(v>>4)) + ml
 	}
@@ -663,7 +663,7 @@ func decodeMXFP4Counted(b []byte, il int, out *[16]float32) {
 	d := math.Float32frombits(e8m0ToFP32[e])
 	shr := 4 * uint(il)
 	for i := 0; i < 16; i++ {
-		out[i] = d * fromConstF32Counted(kvaluesMXFP4F[devU8Counted(b, 1+i)>>shr&15])
+		out[i] = d * fromConstF32Counted(&kvaluesMXFP4F[devU8Counted(b, 1+i)>>shr&15])
 	}
 	if e == 0xff {
 		for i, v := range out {
@@ -678,7 +678,7 @@ func iq4ChunkCounted(out *[16]float32, d float32, w [4]uint32, sh uint) {
 	for r, v := range w {
 		a := v >> sh & 0x0f0f0f0f
 		for k := 0; k < 4; k++ {
-			out[4*r+k] = d * fromConstF32Counted(kvaluesIQ4NLF[a>>(8*k)&15])
+			out[4*r+k] = d * fromConstF32Counted(&kvaluesIQ4NLF[a>>(8*k)&15])
 		}
 	}
 }

@@ -171,6 +171,7 @@ var loadCounter struct {
 	block  int            // bytes of the block being decoded (device loads must stay inside)
 	base   unsafe.Pointer // the block's first byte: decoders may pass a slice of it
 	bad    []string
+	consts []uintptr // the addresses of the chunk's constant loads, in order
 }
 
 func resetLoads(block []byte) {
@@ -179,6 +180,7 @@ func resetLoads(block []byte) {
 	loadCounter.block = len(block)
 	loadCounter.base = unsafe.Pointer(unsafe.SliceData(block))
 	loadCounter.bad = nil
+	loadCounter.consts = loadCounter.consts[:0]
 }
 
 // countDev records a device load of width bytes at b[off:], b being the block
@@ -195,16 +197,22 @@ func countDev(b []byte, off, width int) {
 	}
 }
 
-func countConst(width int) { loadCounter.counts[loadKey{Constant, width}]++ }
+func countConst(p unsafe.Pointer, width int) {
+	loadCounter.counts[loadKey{Constant, width}]++
+	loadCounter.consts = append(loadCounter.consts, uintptr(p))
+}
 
 func devU8Counted(b []byte, off int) uint8        { countDev(b, off, 1); return devU8(b, off) }
 func devU16Counted(b []byte, off int) uint16      { countDev(b, off, 2); return devU16(b, off) }
 func devU32Counted(b []byte, off int) uint32      { countDev(b, off, 4); return devU32(b, off) }
 func devU128Counted(b []byte, off int) *[16]byte  { countDev(b, off, 16); return devU128(b, off) }
 func devBytes4Counted(b []byte, off int) *[4]byte { countDev(b, off, 4); return devBytes4(b, off) }
-func fromConst8Counted(v uint8) uint8             { countConst(1); return v }
-func fromConst32Counted(v uint32) uint32          { countConst(4); return v }
-func fromConstF32Counted(v float32) float32       { countConst(4); return v }
+func fromConst8Counted(p *uint8) uint8            { countConst(unsafe.Pointer(p), 1); return fromConst8(p) }
+func fromConst32Counted(p *uint32) uint32         { countConst(unsafe.Pointer(p), 4); return fromConst32(p) }
+func fromConstF32Counted(p *float32) float32 {
+	countConst(unsafe.Pointer(p), 4)
+	return fromConstF32(p)
+}
 
 // costCounts sums a Cost's loads by address space and width.
 func costCounts(c Cost) map[loadKey]int {

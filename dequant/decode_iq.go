@@ -29,7 +29,7 @@ func decodeIQ2XXSBytes(b []byte, il int, out *[16]float32) {
 	dl, g, s, h := iq2xxsHeader(b, il)
 	for e := 0; e < 2; e++ {
 		grid := &iq2xxsGridBytes[uint8(g>>(16*h+8*e))]
-		signs := fromConst8(ksignsIQ2XS[s>>(14*h+7*e)&127])
+		signs := fromConst8(&ksignsIQ2XS[s>>(14*h+7*e)&127])
 		group8Bytes((*[8]float32)(out[8*e:]), dl, grid, signs)
 	}
 }
@@ -39,7 +39,7 @@ func decodeIQ2XXSWords(b []byte, il int, out *[16]float32) {
 	for e := 0; e < 2; e++ {
 		w := &iq2xxsGridWords[uint8(g>>(16*h+8*e))]
 		signs := parity7(s >> (14*h + 7*e) & 127)
-		group8Words((*[8]float32)(out[8*e:]), dl, fromConst32(w[0]), fromConst32(w[1]), signs)
+		group8Words((*[8]float32)(out[8*e:]), dl, fromConst32(&w[0]), fromConst32(&w[1]), signs)
 	}
 }
 
@@ -63,7 +63,7 @@ func iq2xsHeader(b []byte, il int) (dl float32, q0, q1 uint16) {
 func decodeIQ2XSBytes(b []byte, il int, out *[16]float32) {
 	dl, q0, q1 := iq2xsHeader(b, il)
 	for e, v := range [2]uint16{q0, q1} {
-		group8Bytes((*[8]float32)(out[8*e:]), dl, &iq2xsGridBytes[v&511], fromConst8(ksignsIQ2XS[v>>9]))
+		group8Bytes((*[8]float32)(out[8*e:]), dl, &iq2xsGridBytes[v&511], fromConst8(&ksignsIQ2XS[v>>9]))
 	}
 }
 
@@ -71,7 +71,7 @@ func decodeIQ2XSWords(b []byte, il int, out *[16]float32) {
 	dl, q0, q1 := iq2xsHeader(b, il)
 	for e, v := range [2]uint16{q0, q1} {
 		w := &iq2xsGridWords[v&511]
-		group8Words((*[8]float32)(out[8*e:]), dl, fromConst32(w[0]), fromConst32(w[1]), parity7(uint32(v>>9)))
+		group8Words((*[8]float32)(out[8*e:]), dl, fromConst32(&w[0]), fromConst32(&w[1]), parity7(uint32(v>>9)))
 	}
 }
 
@@ -105,8 +105,8 @@ func decodeIQ2SBytes(b []byte, il int, out *[16]float32) {
 func decodeIQ2SWords(b []byte, il int, out *[16]float32) {
 	dl, i0, i1, s0, s1 := iq2sHeader(b, il)
 	w0, w1 := &iq2sGridWords[i0], &iq2sGridWords[i1]
-	group8Words((*[8]float32)(out[0:]), dl, fromConst32(w0[0]), fromConst32(w0[1]), s0)
-	group8Words((*[8]float32)(out[8:]), dl, fromConst32(w1[0]), fromConst32(w1[1]), s1)
+	group8Words((*[8]float32)(out[0:]), dl, fromConst32(&w0[0]), fromConst32(&w0[1]), s0)
+	group8Words((*[8]float32)(out[8:]), dl, fromConst32(&w1[0]), fromConst32(&w1[1]), s1)
 }
 
 // ---- iq3_xxs ----------------------------------------------------------------
@@ -131,7 +131,7 @@ func iq3xxsHeader(b []byte, il int) (dl float32, q3 []byte, a uint32, h int) {
 func decodeIQ3XXSBytes(b []byte, il int, out *[16]float32) {
 	dl, q3, a, h := iq3xxsHeader(b, il)
 	for e := 0; e < 2; e++ {
-		signs := fromConst8(ksignsIQ2XS[a>>(14*h+7*e)&127])
+		signs := fromConst8(&ksignsIQ2XS[a>>(14*h+7*e)&127])
 		group8Bytes3((*[8]float32)(out[8*e:]), dl, &iq3xxsGridBytes[devU8(q3, 2*e)], &iq3xxsGridBytes[devU8(q3, 2*e+1)], signs)
 	}
 }
@@ -140,7 +140,7 @@ func decodeIQ3XXSWords(b []byte, il int, out *[16]float32) {
 	dl, q3, a, h := iq3xxsHeader(b, il)
 	for e := 0; e < 2; e++ {
 		signs := parity7(a >> (14*h + 7*e) & 127)
-		group8Words((*[8]float32)(out[8*e:]), dl, fromConst32(iq3xxsGridWords[devU8(q3, 2*e)]), fromConst32(iq3xxsGridWords[devU8(q3, 2*e+1)]), signs)
+		group8Words((*[8]float32)(out[8*e:]), dl, fromConst32(&iq3xxsGridWords[devU8(q3, 2*e)]), fromConst32(&iq3xxsGridWords[devU8(q3, 2*e+1)]), signs)
 	}
 }
 
@@ -175,8 +175,8 @@ func decodeIQ3SBytes(b []byte, il int, out *[16]float32) {
 
 func decodeIQ3SWords(b []byte, il int, out *[16]float32) {
 	dl, idx, s0, s1 := iq3sHeader(b, il)
-	group8Words((*[8]float32)(out[0:]), dl, fromConst32(iq3sGridWords[idx[0]]), fromConst32(iq3sGridWords[idx[1]]), s0)
-	group8Words((*[8]float32)(out[8:]), dl, fromConst32(iq3sGridWords[idx[2]]), fromConst32(iq3sGridWords[idx[3]]), s1)
+	group8Words((*[8]float32)(out[0:]), dl, fromConst32(&iq3sGridWords[idx[0]]), fromConst32(&iq3sGridWords[idx[1]]), s0)
+	group8Words((*[8]float32)(out[8:]), dl, fromConst32(&iq3sGridWords[idx[2]]), fromConst32(&iq3sGridWords[idx[3]]), s1)
 }
 
 // ---- 8-weight groups ----------------------------------------------------------
@@ -184,19 +184,19 @@ func decodeIQ3SWords(b []byte, il int, out *[16]float32) {
 // group8Bytes is the ByteReads inner loop: 8 grid bytes read one at a time,
 // out[j] = dl * grid[j] * (signs & kmask_iq2xs[j] ? -1 : 1).
 func group8Bytes(out *[8]float32, dl float32, grid *[8]uint8, signs uint8) {
-	for j, g := range grid {
-		out[j] = signed(dl*float32(fromConst8(g)), signs&kmaskIQ2XS[j])
+	for j := range grid {
+		out[j] = signed(dl*float32(fromConst8(&grid[j])), signs&kmaskIQ2XS[j])
 	}
 }
 
 // group8Bytes3 is group8Bytes for two 4-byte iq3 entries: ga gives weights 0..3
 // (sign bits 0..3), gb weights 4..7 (sign bits 4..7).
 func group8Bytes3(out *[8]float32, dl float32, ga, gb *[4]uint8, signs uint8) {
-	for j, g := range ga {
-		out[j] = signed(dl*float32(fromConst8(g)), signs&kmaskIQ2XS[j])
+	for j := range ga {
+		out[j] = signed(dl*float32(fromConst8(&ga[j])), signs&kmaskIQ2XS[j])
 	}
-	for j, g := range gb {
-		out[4+j] = signed(dl*float32(fromConst8(g)), signs&kmaskIQ2XS[4+j])
+	for j := range gb {
+		out[4+j] = signed(dl*float32(fromConst8(&gb[j])), signs&kmaskIQ2XS[4+j])
 	}
 }
 

@@ -19,8 +19,8 @@ func iq1Delta(negative bool) float32 {
 // iq1Group8 writes dl * nibble + ml for the 8 elements of one iq1s_grid_gpu
 // entry: out[j] from the low nibble of byte j, out[4+j] from the high nibble.
 func iq1Group8(out *[8]float32, dl, ml float32, g *[4]uint8) {
-	for j, v := range g {
-		v = fromConst8(v)
+	for j := range g {
+		v := fromConst8(&g[j])
 		out[j] = float32(dl*float32(v&0xf)) + ml
 		out[4+j] = float32(dl*float32(v>>4)) + ml
 	}

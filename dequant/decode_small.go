@@ -152,7 +152,7 @@ func decodeMXFP4(b []byte, il int, out *[16]float32) {
 	d := math.Float32frombits(e8m0ToFP32[e])
 	shr := 4 * uint(il)
 	for i := 0; i < 16; i++ {
-		out[i] = d * fromConstF32(kvaluesMXFP4F[devU8(b, 1+i)>>shr&15])
+		out[i] = d * fromConstF32(&kvaluesMXFP4F[devU8(b, 1+i)>>shr&15])
 	}
 	if e == 0xff { // d = +inf: the zero codes give inf * 0
 		for i, v := range out {
@@ -169,7 +169,7 @@ func iq4Chunk(out *[16]float32, d float32, w [4]uint32, sh uint) {
 	for r, v := range w {
 		a := v >> sh & 0x0f0f0f0f
 		for k := 0; k < 4; k++ {
-			out[4*r+k] = d * fromConstF32(kvaluesIQ4NLF[a>>(8*k)&15])
+			out[4*r+k] = d * fromConstF32(&kvaluesIQ4NLF[a>>(8*k)&15])
 		}
 	}
 }

@@ -30,11 +30,13 @@ func devBytes4(b []byte, off int) *[4]byte { return (*[4]byte)(b[off:]) }
 // 4x4 matrix): the 16 bytes at b[off:].
 func devU128(b []byte, off int) *[16]byte { return (*[16]byte)(b[off:]) }
 
-// fromConst8 marks v as one 1-byte load from a constant-memory table.
-func fromConst8(v uint8) uint8 { return v }
+// fromConst8 is one 1-byte load of *p, an entry of a constant-memory table
+// (the address lets the counting copy see which table bytes the lanes of a
+// simdgroup touch: gather.go).
+func fromConst8(p *uint8) uint8 { return *p }
 
-// fromConst32 marks v as one 4-byte load from a constant-memory table.
-func fromConst32(v uint32) uint32 { return v }
+// fromConst32 is one 4-byte load of *p, a word of a constant-memory table.
+func fromConst32(p *uint32) uint32 { return *p }
 
-// fromConstF32 marks v as one 4-byte load from a constant-memory float table.
-func fromConstF32(v float32) float32 { return v }
+// fromConstF32 is one 4-byte load of *p, an entry of a constant-memory float table.
+func fromConstF32(p *float32) float32 { return *p }
