@@ -33,7 +33,9 @@ type Param struct {
 // file and command), "calibrated:CHIP" (taken from a calibrated chip,
 // calibration_from) or "what-if" (changed for an experiment: the note says what).
 var SourceKeys = []string{"PT-MB", "PT-GI", "PT-MFA", "DJ", "MESA", "AGXF", "TZ", "GGML", "LCPP-PR", "MLX", "CNC",
-	"RIGEL", "AAPL-FT", "AAPL-M3TT", "AAPL-M5TT", "AAPL-NEWS", "MPPH", "EL", "RDT", "HMC"}
+	"RIGEL", "AAPL-FT", "AAPL-M3TT", "AAPL-M5TT", "AAPL-NEWS", "MPPH", "EL", "RDT", "HMC",
+	"MSL-SPEC", "MESA-PRE", "LCPP-4773", "LCPP-5747", "LCPP-1775", "LCPP-23114", "PT-OMM", "PT-GI-4", "CSB", "TZ-FIG",
+	"MLX-NAX", "TRAIN", "AAPL-UF", "ARS-M3U", "ARS-M4", "NBC-A18", "A19-LEAK", "ASAHI-CN"}
 
 // evidenceClasses are the evidence classes of apple-gpu.md (and F, fitted).
 var evidenceClasses = []string{"D", "M", "C", "E", "F"}
@@ -124,6 +126,35 @@ type Chip struct {
 	// weight reads achieve: the mm kernels read NK-weight pieces of 64 rows a
 	// row apart per k-step, not a stream as the mat-vec kernels do.
 	TiledDRAMEfficiency Param `json:"tiled_dram_efficiency"`
+
+	// L1GatherSectorsPerClk is how many distinct 32-byte sectors the L1 port
+	// serves per cycle for a per-lane gather (a load whose lanes read
+	// addresses of their own: a codebook lookup, a tensor fragment): such a
+	// load occupies the port max(bytes / l1_bytes_per_clk, sectors / this)
+	// cycles (docs/model.md §2, "Gathers").
+	L1GatherSectorsPerClk Param `json:"l1_gather_sectors_per_clk"`
+	// Matmul2DCallClk is a matmul2d call's fixed cost, issue work that holds
+	// the partition's dispatch port before the call's first MMA, paid by
+	// calls whose simdgroup share has fewer MMAs than isa.Matmul2DHideMMAs
+	// (docs/model.md §2, "The tensor unit's calls").
+	Matmul2DCallClk Param `json:"matmul2d_call_clk"`
+	// Matmul2DRegather is 1 if a second matmul2d call on an operand the
+	// same k-step already gathered gathers it again from threadgroup memory
+	// (the upper bound), 0 if it reuses the first call's fragments.
+	Matmul2DRegather Param `json:"matmul2d_regather"`
+	// Matmul2DAccumulateAdds is 1 if a multiply_accumulate matmul2d call
+	// adds the old C after its MMAs with fp32 adds, 8 per lane per owned
+	// 16x16 tile, on the simdgroup's critical path; 0 if they cost nothing.
+	Matmul2DAccumulateAdds Param `json:"matmul2d_accumulate_adds"`
+	// SLCResidentBytes is the largest weight set that stays in the SLC from
+	// one run of a node to the next (test-backend-ops replays a node): a
+	// dispatch whose whole weight tensor is at most this reads it from the
+	// SLC, not DRAM.
+	SLCResidentBytes Param `json:"slc_resident_bytes"`
+	// DieLinkEfficiency is the fraction of DRAMBandwidthGBs left when half
+	// of the traffic crosses the die-to-die link (two-die Ultras); 1 on a
+	// one-die chip.
+	DieLinkEfficiency Param `json:"die_link_efficiency"`
 
 	// Calibration records how the chip's fitted parameters were obtained.
 	Calibration *CalibrationRecord `json:"calibration,omitempty"`
@@ -253,6 +284,12 @@ func (c *Chip) rules() []paramRule {
 		{"dram_latency_ns", &c.DRAMLatencyNs, 1, 10000, false},
 		{"dram_bandwidth_gbs", &c.DRAMBandwidthGBs, 1, 100000, false},
 		{"tiled_dram_efficiency", &c.TiledDRAMEfficiency, 0.01, 1, false},
+		{"l1_gather_sectors_per_clk", &c.L1GatherSectorsPerClk, 0.25, 128, false},
+		{"matmul2d_call_clk", &c.Matmul2DCallClk, 0, 4096, false},
+		{"matmul2d_regather", &c.Matmul2DRegather, 0, 1, true},
+		{"matmul2d_accumulate_adds", &c.Matmul2DAccumulateAdds, 0, 1, true},
+		{"slc_resident_bytes", &c.SLCResidentBytes, 0, 1 << 36, true},
+		{"die_link_efficiency", &c.DieLinkEfficiency, 0.1, 1, false},
 		{"barrier_clk", &c.BarrierClk, 0, 100000, false},
 		{"sg_launch_clk", &c.SGLaunchClk, 0, 1e6, false},
 		{"dispatch_overhead_us", &c.DispatchOverheadUs, 0, 1e4, false},

@@ -74,11 +74,13 @@ func parseEmbeddedChips() ([]*Chip, error) {
 }
 
 // notInherited names calibrated parameters that calibration_from does not copy:
-// they describe the chip's memory system as a whole (a Max has twice a Pro's
-// DRAM channels), so each chip keeps its own sourced value. The per-core costs
-// in cycles (barrier release, simdgroup launch) are the same core design across
-// a generation and are copied.
-var notInherited = []string{"dram_bandwidth_gbs"}
+// the DRAM bandwidth describes the chip's memory system as a whole (a Max has
+// twice a Pro's DRAM channels), so each chip keeps its own sourced value, and
+// the per-simdgroup issue interval is each file's own (the M1 Pro's calibrated
+// value on Apple7/8 chips, a what-if on Apple9). The per-core costs in cycles
+// (barrier release, simdgroup launch) are the same core design across a
+// generation and are copied.
+var notInherited = []string{"dram_bandwidth_gbs", "sg_issue_interval_clk"}
 
 // inherit copies the calibrated parameters of CalibrationFrom into c.
 func (c *Chip) inherit(chips []*Chip) error {
