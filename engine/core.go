@@ -370,7 +370,7 @@ func (c *coreSim) issue(i int32) (ready int64, more bool) {
 	if t < c.stallsEnd { // threadgroup launches (the detailed engine)
 		t = c.afterStalls(t)
 	}
-	c.quadFree[q] = (t+m.dispatch)<<quadBits | int64(q)
+	c.quadFree[q] = (t+int64(in.hold))<<quadBits | int64(q)
 	wp := in.wpipe & (pipeRows - 1)
 	c.pipeFree[wp][q] = (t+int64(in.issue))<<quadBits | int64(q)
 	// the chain of the group's next instruction, read before this one

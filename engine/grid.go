@@ -118,6 +118,11 @@ type Grid struct {
 	// which achieve the chip's tiled_dram_efficiency of its DRAM bandwidth;
 	// grids with equal Kernel keys must agree on it.
 	TiledWeights bool
+	// WeightBytes is the dispatch's whole weight tensor (0: not known). A
+	// tensor of at most the chip's slc_resident_bytes stays in the SLC from
+	// one run of the node to the next (test-backend-ops replays it), so every
+	// threadgroup reads its weights from there (docs/model.md §2, "Memory").
+	WeightBytes float64
 }
 
 // PlanGrid returns the grid of a mul_mm_id plan with builder b's programs;
@@ -131,6 +136,7 @@ func PlanGrid(plan *tile.Plan, b *tile.Builder, key any) *Grid {
 		ActReuse:     plan.Grid[1],
 		TG:           plan.Threadgroups(b),
 		Loop:         b.LoopProgram,
+		WeightBytes:  plan.WeightBytes(),
 	}
 }
 
@@ -232,6 +238,7 @@ type gridSource struct {
 	last      tgKey    // the key class looked up last, and its id
 	lastID    int
 	progress  *Progress // counts the dispatched threadgroups, or nil
+	resident  bool      // the weights stay in the SLC between runs (Grid.WeightBytes)
 }
 
 // tgKey is what tells a grid's threadgroups apart for timing: the program and
@@ -244,7 +251,8 @@ type tgKey struct {
 
 func newGridSource(g *Grid, sh *shared) *gridSource {
 	return &gridSource{g: g, view: newCacheView(sh.cc), mems: &sh.mems,
-		classes: map[tgKey]int{}, local: map[*isa.Program]*progMem{}, shapeSigs: make([]string, len(g.Shape))}
+		classes: map[tgKey]int{}, local: map[*isa.Program]*progMem{}, shapeSigs: make([]string, len(g.Shape)),
+		resident: g.WeightBytes > 0 && g.WeightBytes <= sh.m.chip.SLCResidentBytes.Value}
 }
 
 func (g *gridSource) len() int { return g.g.Launched }
@@ -252,13 +260,13 @@ func (g *gridSource) len() int { return g.g.Launched }
 func (g *gridSource) context(i int) (*isa.Program, bool, *progMem) {
 	g.progress.dispatched(i)
 	prog, repeat := g.g.TG(i)
-	return prog, repeat, g.mem(prog)
+	return prog, repeat || g.resident, g.mem(prog)
 }
 
 func (g *gridSource) class(i int) int {
 	g.progress.dispatched(i)
 	prog, rep := g.g.TG(i)
-	k := tgKey{prog, rep}
+	k := tgKey{prog, rep || g.resident}
 	if k == g.last {
 		return g.lastID // runs of early exits, of a row tile's token tiles
 	}

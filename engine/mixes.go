@@ -233,7 +233,8 @@ func sectionSignature(p *isa.Program, sec isa.Section, withBytes bool) string {
 	var b []byte
 	for _, insts := range p.Timing().Insts[sec] {
 		for _, in := range insts {
-			b = fmt.Appendf(b, "%d/%d/%d/%d/%d/%d;", in.Class, in.Count, in.ILP, in.Wait, in.Stream, in.Bytes)
+			b = fmt.Appendf(b, "%d/%d/%d/%d/%d/%d/%g/%g/%t/%t/%t;", in.Class, in.Count, in.ILP, in.Wait, in.Stream, in.Bytes,
+				in.Sectors, in.BankWords, in.CallStart, in.Regather, in.Accumulate)
 			if withBytes {
 				b = fmt.Appendf(b, "%d;", in.Unique)
 			}

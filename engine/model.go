@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/metalsim/metalsim/chips"
@@ -49,6 +50,10 @@ type model struct {
 	barrier    int64
 	launch     int64   // front-end cycles per simdgroup launched
 	dramBPC    float64 // chip-wide DRAM bytes per cycle for this kernel's access pattern
+	gatherSPC  float64 // distinct 32-byte sectors per cycle the L1 port serves a gather
+	callClk    int64   // a short matmul2d call's fixed cost on the tensor slot
+	regather   bool    // a second matmul2d call gathers an operand the k-step already gathered
+	accumulate bool    // a multiply_accumulate matmul2d call adds the old C with fp32 adds
 
 	codeMu sync.Mutex
 	codes  map[*isa.Program]*progCode // programs resolved into ops of this model
@@ -63,6 +68,7 @@ type op struct {
 	latency uint32 // cycles to its result
 	resLat  uint32 // latency added to the result time (0 for stores)
 	gap     uint32 // cycles to the group's next instruction, chains aside: max(sg_issue_interval, its own pipe occupancy)
+	hold    uint32 // cycles the partition's dispatch port is taken: dispatch_interval, plus a short matmul2d call's fixed cost
 	unique  uint32 // isa.Inst.Unique
 	count   uint32 // simdgroup instructions in the group
 	class   isa.Class
@@ -124,7 +130,7 @@ func (m *model) code(p *isa.Program) *progCode {
 	if pc, ok := m.codes[p]; ok {
 		return pc
 	}
-	tim := p.Timing()
+	tim := m.timing(p)
 	pc := &progCode{tim: tim}
 	for sec := range tim.Insts {
 		pc.ops[sec] = make([][]op, len(tim.Insts[sec]))
@@ -136,6 +142,13 @@ func (m *model) code(p *isa.Program) *progCode {
 				o := op{issue: uint32(cc.issue), latency: uint32(cc.latency), // chip validation bounds them (4096, 1e5)
 					unique: in.Unique, count: uint32(in.Count),
 					class: in.Class, pipe: uint8(cc.pipe), stream: in.Stream, nch: uint8(chains(in))}
+				o.hold = uint32(m.dispatch)
+				if in.CallStart {
+					// the call's fixed cost: issue work of its own on the
+					// partition, which takes no other instruction meanwhile
+					// while the tensor slot goes on with earlier MMAs
+					o.hold += uint32(m.callClk)
+				}
 				o.wpipe = uint8(cc.pipe)
 				o.gap = uint32(max(m.sgInterval, cc.issue))
 				if cc.pipe >= pipeMem {
@@ -144,7 +157,7 @@ func (m *model) code(p *isa.Program) *progCode {
 					o.gap = uint32(m.sgInterval)
 				}
 				if cc.pipe == pipeTGMem || cc.pipe == pipeL1 {
-					o.portOcc = portUnits(fmax(1, float64(in.Bytes)/m.portBPC[cc.pipe]))
+					o.portOcc = portUnits(m.portCycles(in, cc.pipe))
 				}
 				o.devMask = waitMask(in.Wait, isa.WaitDevice)
 				o.tgMask = waitMask(in.Wait, isa.WaitTG)
@@ -218,8 +231,44 @@ var (
 // measurements: a cache by content.
 func (m *model) mixKey(tgsPerCore int) string {
 	wl, al := cacheLevels(m, tgsPerCore)
-	return fmt.Sprintf("%d|%d|%d|%v|%v|%v|%d|%d|%d|%d|%d", m.quads, m.sgInterval, m.dispatch, m.cls, m.portBPC, m.lat,
-		m.barrier, m.launch, wl, al, tgsPerCore)
+	return fmt.Sprintf("%d|%d|%d|%v|%v|%v|%d|%d|%d|%d|%d|%v|%d|%v|%v", m.quads, m.sgInterval, m.dispatch, m.cls, m.portBPC, m.lat,
+		m.barrier, m.launch, wl, al, tgsPerCore, m.gatherSPC, m.callClk, m.regather, m.accumulate)
+}
+
+// portCycles returns the cycles a threadgroup-memory or L1 access occupies
+// its port (docs/model.md §2, "Gathers"): its bytes over the port's bytes per
+// cycle, at least one, and for a per-lane gather at least its distinct
+// sectors over the L1's sectors per cycle, or its busiest bank's words (one
+// word per bank and cycle) in threadgroup memory.
+func (m *model) portCycles(in *isa.Inst, pipe int) float64 {
+	c := fmax(1, float64(in.Bytes)/m.portBPC[pipe])
+	if pipe == pipeL1 && in.Sectors > 0 {
+		c = fmax(c, float64(in.Sectors)/m.gatherSPC)
+	}
+	if pipe == pipeTGMem && in.BankWords > 0 {
+		c = fmax(c, float64(in.BankWords))
+	}
+	return c
+}
+
+// timing returns the program's timing instructions under this model: the
+// program's own, less the operand gathers a second matmul2d call makes when
+// the chip's calls share them (matmul2d_regather = 0) and the accumulate
+// adds when the chip's calls make none (matmul2d_accumulate_adds = 0).
+func (m *model) timing(p *isa.Program) *isa.Timing {
+	tim := p.Timing()
+	if m.regather && m.accumulate {
+		return tim
+	}
+	drop := func(in isa.Inst) bool { return in.Regather && !m.regather || in.Accumulate && !m.accumulate }
+	out := &isa.Timing{}
+	for sec := range tim.Insts {
+		out.Insts[sec] = make([][]isa.Inst, len(tim.Insts[sec]))
+		for sg, insts := range tim.Insts[sec] {
+			out.Insts[sec][sg] = slices.DeleteFunc(slices.Clone(insts), drop)
+		}
+	}
+	return out
 }
 
 // waitMask is -1 if w includes f, else 0.
@@ -250,7 +299,12 @@ func cyc(x float64) int64 {
 func newModel(c *chips.Chip, tiled bool) *model {
 	m := &model{chip: c, quads: min(int(c.Schedulers.Value), maxQuads), sgInterval: max(1, cyc(c.SGIssueInterval.Value)),
 		dispatch: max(1, cyc(c.DispatchInterval.Value)), barrier: cyc(c.BarrierClk.Value), launch: cyc(c.SGLaunchClk.Value)}
-	m.dramBPC = c.DRAMBandwidthGBs.Value * 1e9 / c.Clock()
+	m.gatherSPC = c.L1GatherSectorsPerClk.Value
+	m.callClk = cyc(c.Matmul2DCallClk.Value)
+	m.regather = c.Matmul2DRegather.Value != 0
+	m.accumulate = c.Matmul2DAccumulateAdds.Value != 0
+	// half of a two-die chip's traffic crosses the die link
+	m.dramBPC = c.DRAMBandwidthGBs.Value * c.DieLinkEfficiency.Value * 1e9 / c.Clock()
 	if tiled {
 		m.dramBPC *= c.TiledDRAMEfficiency.Value
 	}

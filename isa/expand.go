@@ -33,8 +33,12 @@ func expandLoadMeta(_ *Program, _ int, op Op, out []Inst) []Inst {
 	if op.Arg > 0 {
 		unique = uint32(op.Arg) // the lanes' own words (ids of their B rows)
 	}
-	return append(out, Inst{Class: ClassDevLoad, Count: op.N, ILP: uint8(min(int(op.N), 255)), Stream: StreamMeta,
-		Bytes: lanes * 4, Unique: unique})
+	in := Inst{Class: ClassDevLoad, Count: op.N, ILP: uint8(min(int(op.N), 255)), Stream: StreamMeta,
+		Bytes: lanes * 4, Unique: unique}
+	if op.Arg == 0 {
+		in.Sectors = 1 // every lane reads the same word: one sector (docs/model.md §2, "Gathers")
+	}
+	return append(out, in)
 }
 
 func expandZeroAcc(_ *Program, _ int, _ Op, out []Inst) []Inst {
@@ -74,8 +78,10 @@ func expandDequantA(p *Program, sg int, op Op, out []Inst) []Inst {
 				in.Unique, first = unique, false
 			}
 		} else {
-			// codebook entries are indexed by the weight bytes just loaded
+			// codebook entries are indexed by the weight bytes just loaded:
+			// a per-lane gather of the sectors the tile's lanes touch
 			in.Class, in.Stream, in.Wait = ClassConstLoad, StreamCodebook, WaitDevice
+			in.Sectors = float32(tableGather(tl, dequant.TilePattern, l.What).Sectors)
 		}
 		out = append(out, in)
 	}
@@ -216,18 +222,81 @@ func expandMatmul2D(p *Program, sg int, op Op, out []Inst) []Inst {
 	if tiles == 0 {
 		return out
 	}
+	reL, reR := regathered(p, sg, op)
 	_, kc := mm.Tiles16()
-	for c := 0; c < kc; c++ {
+	return matmulCall(out, tiles, kc, WaitTG, func(out []Inst) []Inst {
 		// a 16x16 half fragment is 512 bytes: two 8-byte gathers per lane
 		// (tensor loads are per-lane gathers of 2 words, apple-gpu.md §4).
-		out = append(out, Inst{Class: ClassTGLoad, Count: uint16(2 * (left + right)), ILP: u8(2 * (left + right)), Bytes: 256})
-		w := WaitTG
-		if c > 0 {
-			w |= WaitALU // accumulates into the tiles of the previous chunk
+		for _, f := range []struct {
+			n  int
+			re bool
+		}{{left, reL}, {right, reR}} {
+			if f.n > 0 {
+				out = append(out, Inst{Class: ClassTGLoad, Count: uint16(2 * f.n), ILP: u8(2 * f.n), Bytes: 256, Regather: f.re})
+			}
 		}
-		out = append(out, Inst{Class: ClassMMA16, Count: uint16(tiles), ILP: u8(tiles), Wait: w})
+		return out
+	})
+}
+
+// Matmul2DHideMMAs is the number of MMAs in a simdgroup's share of one
+// matmul2d call from which the call's fixed cost hides behind them: TZ's
+// cooperative kernel on A19 pays 13-22 clk per call beyond its MMAs with 1-4
+// MMAs per call and at most 6 with 8 or more (TZ-FIG, docs/physics-evidence.md
+// §2.3).
+const Matmul2DHideMMAs = 8
+
+// matmulCall expands one matmul2d call of a simdgroup owning tiles output
+// tiles over kc 16-deep chunks: per chunk the operand gathers (gathers) and
+// the MMAs, the first chunk's first MMA marked as the call's start when the
+// call is too short to hide its fixed cost, then the accumulate step of
+// multiply_accumulate mode: the call's MMA chain runs from zero and the old
+// C is added after it with ordinary fp32 adds, 8 per lane per owned 16x16
+// tile (AGXF, "Accumulate-mode composition"; docs/physics-evidence.md §2.4).
+func matmulCall(out []Inst, tiles, kc int, wait Wait, gathers func([]Inst) []Inst) []Inst {
+	for c := 0; c < kc; c++ {
+		out = gathers(out)
+		w := wait
+		if c > 0 {
+			w |= WaitALU // the call's chain: this chunk adds to the previous one's
+		}
+		n := tiles
+		if c == 0 && tiles*kc < Matmul2DHideMMAs {
+			out = append(out, Inst{Class: ClassMMA16, Count: 1, ILP: 1, Wait: w, CallStart: true})
+			n--
+		}
+		if n > 0 {
+			out = append(out, Inst{Class: ClassMMA16, Count: uint16(n), ILP: u8(n), Wait: w})
+		}
 	}
-	return out
+	return append(out, Inst{Class: ClassFP32, Count: uint16(8 * tiles), ILP: u8(8 * tiles), Wait: WaitALU, Accumulate: true})
+}
+
+// regathered reports whether an earlier matmul2d op of the k-step body of
+// simdgroup sg reads the same left and right operand views as op (the
+// half-tile's two calls share the weight tile).
+func regathered(p *Program, sg int, op Op) (left, right bool) {
+	mm := &p.Matmuls[op.A]
+	for _, o := range p.Ops(SecBody, sg) {
+		if o.Code != op.Code {
+			continue
+		}
+		if o.A == op.A {
+			break
+		}
+		e := &p.Matmuls[o.A]
+		left = left || e.Left == mm.Left
+		right = right || e.Right == mm.Right
+	}
+	return left, right
+}
+
+// tableGather returns what one simdgroup load of table what touches for the
+// tiling's weight type and strategy under pattern pt (zero if unknown: the
+// access is then costed by its bytes).
+func tableGather(tl *Tiling, pt dequant.Pattern, what string) dequant.Gather {
+	g, _ := dequant.TableGather(tl.TypeA, tl.Strategy, pt, what)
+	return g
 }
 
 func matmulRegs(p *Program, op Op) Footprint {

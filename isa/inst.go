@@ -153,6 +153,26 @@ type Inst struct {
 	// coalescing (lanes reading the same address count once). For weight loads it
 	// is the tile's share of new weight bytes per k-step.
 	Unique uint32
+	// Sectors is, for a per-lane gather through the L1 (a codebook lookup,
+	// a tensor fragment from device memory, a read all lanes share), the
+	// distinct 32-byte sectors one instruction touches (a mean over real
+	// data: dequant.TableGather); 0 for an access whose port time is its
+	// bytes alone.
+	Sectors float32
+	// BankWords is, for a per-lane gather from threadgroup memory, the
+	// distinct words in the busiest bank per instruction (dequant.Gather);
+	// 0 for an access whose port time is its bytes alone.
+	BankWords float32
+	// CallStart marks the MMA that starts a matmul2d call which pays the
+	// call's fixed cost on the tensor slot (chip matmul2d_call_clk).
+	CallStart bool
+	// Regather marks the operand gathers of a matmul2d call that an
+	// earlier call of the same k-step made of the same operand (chip
+	// matmul2d_regather decides whether they are made again).
+	Regather bool
+	// Accumulate marks the fp32 adds of a multiply_accumulate matmul2d call
+	// (chip matmul2d_accumulate_adds decides whether they are made).
+	Accumulate bool
 	// Phase is the phase of the op the group was expanded from (for timelines).
 	Phase Phase
 }

@@ -352,7 +352,10 @@ func (c Counts) Scale(k int64) Counts {
 }
 
 // Counts returns the work of one run of the program (prologue, Steps bodies,
-// epilogue, all simdgroups), derived from its ops and their timing expansion.
+// epilogue, all simdgroups), derived from its ops and their timing expansion
+// as the program reads (every matmul2d call gathers its operands; a chip with
+// matmul2d_regather = 0 issues fewer), without the accumulate adds, which a
+// chip issues only with matmul2d_accumulate_adds = 1.
 func (p *Program) Counts() Counts {
 	t := p.Timing()
 	var c Counts
@@ -366,6 +369,9 @@ func (p *Program) Counts() Counts {
 			}
 			for i := range t.Insts[s][sg] {
 				in := &t.Insts[s][sg][i]
+				if in.Accumulate {
+					continue // the chip decides whether they are issued (matmul2d_accumulate_adds)
+				}
 				sec.Instructions += int64(in.Count)
 				if f := classes[in.Class].count; f != nil {
 					f(in, &sec)
@@ -419,6 +425,7 @@ func merge(in []Inst) []Inst {
 			// x may join y when it waits for nothing y did not already wait for and
 			// does not depend on y's results: its chains then run beside y's.
 			if y.Class == x.Class && y.Stream == x.Stream && y.Bytes == x.Bytes && y.Phase == x.Phase &&
+				y.Sectors == x.Sectors && y.BankWords == x.BankWords && y.Regather == x.Regather && y.Accumulate == x.Accumulate && !x.CallStart && !y.CallStart &&
 				x.Wait&^y.Wait == 0 && x.Wait&WaitALU == 0 &&
 				y.Class != ClassBarrier && int(y.Count)+int(x.Count) < 1<<15 {
 				y.Count += x.Count

@@ -385,11 +385,14 @@ func expandDequantW(p *Program, sg int, op Op, out []Inst) []Inst {
 				in.Unique, first = unique, false
 			}
 		case tl.Vec.CodebookTG:
-			// the kernel copied the tables to threadgroup memory (kernel-facts §7.4)
+			// the kernel copied the tables to threadgroup memory (kernel-facts
+			// §7.4): a gather served by its busiest bank
 			in.Class, in.Wait = ClassTGLoad, WaitDevice
+			in.BankWords = float32(tableGather(tl, dequant.RowPattern, l.What).BankWords)
 			aluWait |= WaitTG
 		default:
 			in.Class, in.Stream, in.Wait = ClassConstLoad, StreamCodebook, WaitDevice
+			in.Sectors = float32(tableGather(tl, dequant.RowPattern, l.What).Sectors)
 		}
 		out = append(out, in)
 	}
@@ -539,20 +542,17 @@ func expandMatmul2DDev(p *Program, sg int, op Op, out []Inst) []Inst {
 	elem := actBytes(&p.Tiling)
 	share := leftDevShare(p, mm, elem)
 	_, kc := mm.Tiles16()
-	for c := 0; c < kc; c++ {
-		// a 16x16 left fragment is 8*elem bytes per lane: two per-lane gathers;
-		// the right fragment (half, threadgroup memory) as in matmul2d
-		out = append(out,
+	return matmulCall(out, tiles, kc, WaitTG|WaitDevice, func(out []Inst) []Inst {
+		// a 16x16 left fragment is 8*elem bytes per lane: two per-lane
+		// gathers of row pieces, each in a sector of its own (AGXF's address
+		// formula, docs/physics-evidence.md §1.3); the right fragment (half,
+		// threadgroup memory) as in matmul2d
+		b := uint32(lanes * 4 * elem)
+		return append(out,
 			Inst{Class: ClassDevLoad, Count: u16(2 * left), ILP: u8(2 * left), Stream: StreamActivations,
-				Bytes: uint32(lanes * 4 * elem), Unique: share},
+				Bytes: b, Unique: share, Sectors: float32(b / dequant.SectorBytes)},
 			Inst{Class: ClassTGLoad, Count: u16(2 * right), ILP: u8(2 * right), Bytes: 256})
-		w := WaitTG | WaitDevice
-		if c > 0 {
-			w |= WaitALU
-		}
-		out = append(out, Inst{Class: ClassMMA16, Count: u16(tiles), ILP: u8(tiles), Wait: w})
-	}
-	return out
+	})
 }
 
 func matmulDevRegs(p *Program, op Op) Footprint {

@@ -191,3 +191,13 @@ func sortContextCounts(cs []ContextCount) {
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// WeightBytes returns the bytes of the problem's whole weight tensor: every
+// expert's m rows of k weights.
+func (p *Plan) WeightBytes() float64 {
+	rb, err := p.Problem.TypeA.RowBytes(p.Problem.K)
+	if err != nil {
+		return 0 // NewPlan checked k; a plan built by hand may not have
+	}
+	return float64(p.Problem.Experts) * float64(p.Problem.M) * float64(rb)
+}
