@@ -354,16 +354,69 @@ func (cc *coreCache) mix(key []byte, ids []int, p precision) (*mixResult, int64)
 	}
 	cc.mu.Unlock()
 	defer close(e.done) // also if measure panics, so no waiter blocks forever
-	e.r, cs = cc.measure(ids, info, p.cover(), cs)
+	if p == fine {
+		e.r, cs = cc.measureFine(ids, info, cs)
+	} else {
+		e.r, cs = cc.measure(ids, info, p.cover(), cs, 0)
+	}
 	if p == coarse {
 		cc.keeper.keep(e, cs)
 	}
 	return e.r, e.r.instr
 }
 
-// measure runs a mix on a fresh core model, or goes on with cs, where a
-// shorter measurement of the same mix stopped, and returns the core model.
-func (cc *coreCache) measure(ids []int, info []*classInfo, cover int, cs *coreSim) (*mixResult, *coreSim) {
+// startPatterns is how many start patterns a fine measurement averages: the
+// core model's simdgroups interleave deterministically, and a mix's period
+// depends on how its threadgroups happen to start relative to each other
+// (±2.5 % on the M1 Pro headline shape under small integer-cycle changes,
+// docs/model.md §5); averaging over start patterns, each over a share of
+// the cover, halves that scatter for about 1.17 times the instructions.
+const startPatterns = 8
+
+// patternJitter is the launch offset, in cycles, by which start pattern p
+// moves the j-th threadgroup of a mix: a small prime step, so the patterns
+// put the threadgroups' simdgroups at different relative issue slots.
+// patternWarmup is the warm-up of the start patterns after the first (which
+// goes on from the coarse measurement): k-steps the jittered threadgroups
+// take to fall into their shared rhythm, without which the short per-pattern
+// measurements read 2 % fast on the M1 Pro headline shape.
+const patternWarmup = 8
+
+func patternJitter(p, j int) int64 { return int64(p * (2*j + 1) * 53) }
+
+// measureFine is the fine measurement of a mix: the mean over startPatterns
+// start patterns, each covering mixCover/startPatterns k-steps; pattern 0
+// goes on with cs (the coarse measurement's core model, nil if none) and is
+// returned for the caller.
+func (cc *coreCache) measureFine(ids []int, info []*classInfo, cs *coreSim) (*mixResult, *coreSim) {
+	sum := &mixResult{}
+	var n periods // patterns that measured each class
+	var cs0 *coreSim
+	for p := range startPatterns {
+		var r *mixResult
+		if p == 0 {
+			r, cs0 = cc.measure(ids, info, mixCover/startPatterns, cs, 0)
+		} else {
+			r, _ = cc.measure(ids, info, mixCover/startPatterns, nil, p)
+		}
+		for _, e := range r.period {
+			sum.period.add(e.id, e.p)
+			n.add(e.id, 1)
+		}
+		sum.util.AddScaled(r.util, 1.0/startPatterns)
+		sum.idleSG += r.idleSG / startPatterns
+		sum.instr += r.instr
+	}
+	for i := range sum.period {
+		sum.period[i].p /= n.of(sum.period[i].id)
+	}
+	return sum, cs0
+}
+
+// measure runs a mix on a fresh core model started in start pattern
+// pattern, or goes on with cs, where a shorter measurement of the same mix
+// stopped, and returns the core model.
+func (cc *coreCache) measure(ids []int, info []*classInfo, cover int, cs *coreSim, pattern int) (*mixResult, *coreSim) {
 	var before int64 // instructions simulated before this call (a shorter measurement's)
 	if cs != nil {
 		before = cs.settled().issued
@@ -376,12 +429,17 @@ func (cc *coreCache) measure(ids []int, info []*classInfo, cover int, cs *coreSi
 		cs.reserve(len(ids), nsg)
 		for j, id := range ids {
 			ci := info[id]
-			cs.addTG(ci.loopProg, ci.loopMem, int64(j*ci.loopProg.NSG)*cc.m.launch, true, ci.repeat, j, j*max(1, ci.loopProg.Steps)/len(ids))
+			cs.addTG(ci.loopProg, ci.loopMem, int64(j*ci.loopProg.NSG)*cc.m.launch+patternJitter(pattern, j), true, ci.repeat, j,
+				j*max(1, ci.loopProg.Steps)/len(ids))
 		}
 	}
 	// run until every threadgroup has warmed up and been measured
 	measure := max(mixMeasure, (cover+len(ids)-1)/len(ids))
-	need := mixWarmup + measure + 1
+	warm := mixWarmup
+	if pattern > 0 {
+		warm = patternWarmup
+	}
+	need := warm + measure + 1
 	for {
 		done := true
 		for i := range cs.tgs {
@@ -403,7 +461,7 @@ func (cc *coreCache) measure(ids []int, info []*classInfo, cover int, cs *coreSi
 		if len(mk) < need {
 			continue
 		}
-		r.period.add(id, float64(mk[need-1]-mk[mixWarmup])/float64(measure))
+		r.period.add(id, float64(mk[need-1]-mk[warm])/float64(measure))
 		count.add(id, 1)
 		t1 = max(t1, mk[need-1])
 	}
