@@ -101,12 +101,13 @@ func ParseFitParam(s string, chipList []*chips.Chip) (FitParam, error) {
 }
 
 // structural names chip-file parameters that describe what the chip is, not how
-// fast it does something: fitting them has no physical meaning.
+// fast it does something (sizes, and the switches that choose between bounds):
+// fitting them has no physical meaning.
 var structural = []string{
 	"cores", "schedulers_per_core", "simd_width", "max_threads_per_core", "max_threads_per_tg",
 	"max_tgs_per_core", "tg_memory_per_core_bytes", "tg_memory_per_tg_bytes", "register_file_bytes",
 	"occupancy_thread_granule", "l1_bytes", "l2_bytes", "slc_bytes", "clock_mhz", "dispatch_interval_clk",
-	"sg_issue_interval_clk",
+	"sg_issue_interval_clk", "slc_resident_bytes", "matmul2d_regather", "matmul2d_accumulate_adds",
 }
 
 // fittable accepts the rate, latency and cost parameters of a chip file.
