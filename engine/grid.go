@@ -266,7 +266,8 @@ func (g *gridSource) context(i int) (*isa.Program, bool, *progMem) {
 func (g *gridSource) class(i int) int {
 	g.progress.dispatched(i)
 	prog, rep := g.g.TG(i)
-	k := tgKey{prog, rep || g.resident}
+	rep = rep || g.resident
+	k := tgKey{prog, rep}
 	if k == g.last {
 		return g.lastID // runs of early exits, of a row tile's token tiles
 	}
