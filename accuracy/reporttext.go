@@ -241,7 +241,7 @@ func (rep *Report) WriteComparison(w io.Writer, width int) error {
 		}
 		lim := up.Result.Limit.String()
 		if l := va.Result.Limit.String(); l != lim {
-			lim += " / " + l
+			lim += "/" + l // baseline/variant, narrow: the headline fits 120 columns
 		}
 		cells := []string{p.Kernel, strconv.Itoa(max(p.Problem.Tokens, p.Dense.N))}
 		if mixed {
