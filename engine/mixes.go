@@ -369,16 +369,13 @@ func (cc *coreCache) mix(key []byte, ids []int, p precision) (*mixResult, int64)
 // core model's simdgroups interleave deterministically, and a mix's period
 // depends on how its threadgroups happen to start relative to each other
 // (±2.5 % on the M1 Pro headline shape under small integer-cycle changes,
-// docs/model.md §5); averaging over start patterns, each over a share of
-// the cover, cuts that scatter's standard deviation from 1.8 % to 0.95 % for
-// about twice the instructions.
-const startPatterns = 8
-
-// patternWarmup is the warm-up of the start patterns after the first (which
-// goes on from the coarse measurement): k-steps the jittered threadgroups
-// take to fall into their shared rhythm, without which the short per-pattern
-// measurements read 2 % fast on the M1 Pro headline shape.
-const patternWarmup = 8
+// docs/model.md §5). Averaging 4 start patterns, each over a quarter of the
+// cover, cuts that scatter's standard deviation from 1.8 % to about 1.1 % for
+// 1.2 times the instructions; the shorter measurements read about 2 % fast,
+// which the fitted per-core costs absorb. 8 patterns with a longer warm-up
+// reach 0.95 % without the bias, for 2.1 times the instructions (the perf
+// suite 2.7 times as long), which this model does not spend.
+const startPatterns = 4
 
 // patternJitter is the launch offset, in cycles, by which start pattern p
 // moves the j-th threadgroup of a mix: odd multiples of a prime step, so the
@@ -437,11 +434,7 @@ func (cc *coreCache) measure(ids []int, info []*classInfo, cover int, cs *coreSi
 	}
 	// run until every threadgroup has warmed up and been measured
 	measure := max(mixMeasure, (cover+len(ids)-1)/len(ids))
-	warm := mixWarmup
-	if pattern > 0 {
-		warm = patternWarmup
-	}
-	need := warm + measure + 1
+	need := mixWarmup + measure + 1
 	for {
 		done := true
 		for i := range cs.tgs {
@@ -463,7 +456,7 @@ func (cc *coreCache) measure(ids []int, info []*classInfo, cover int, cs *coreSi
 		if len(mk) < need {
 			continue
 		}
-		r.period.add(id, float64(mk[need-1]-mk[warm])/float64(measure))
+		r.period.add(id, float64(mk[need-1]-mk[mixWarmup])/float64(measure))
 		count.add(id, 1)
 		t1 = max(t1, mk[need-1])
 	}
