@@ -192,11 +192,11 @@ func TestChipFileErrors(t *testing.T) {
 		// a field decoding cannot tell from its zero value must be present
 		{func(s string) string { return strings.Replace(s, `"tensor_path": false,`, "", 1) }, "tensor_path: missing"},
 		{func(s string) string {
-			return strings.Replace(s, `"barrier_clk": {"value": 213, `, `"barrier_clk": {`, 1)
+			return strings.Replace(s, `"barrier_clk": {"value": 108, `, `"barrier_clk": {`, 1)
 		}, "barrier_clk.value: missing"},
 		// keys match fields whatever their case, as encoding/json decodes them
 		{func(s string) string {
-			return strings.Replace(s, `"barrier_clk": {"value": 213, `, `"Barrier_Clk": {`, 1)
+			return strings.Replace(s, `"barrier_clk": {"value": 108, `, `"Barrier_Clk": {`, 1)
 		}, "barrier_clk.value: missing"},
 		{func(s string) string {
 			return strings.Replace(s, `"mma8":       {"pipe": "fma",    "issue_clk": {"value": 17, `, `"mma8":       {"pipe": "fma",    "issue_clk": {`, 1)
