@@ -10,6 +10,7 @@ go build -o "$dir/simrun" ./cmd/simrun
 for v in 1 2 3 5; do
 	jq ".sg_issue_interval_clk.value = $v | del(.bins)" "$dir/chip.json" > "$dir/i$v.json"
 	echo "sg_issue_interval_clk = $v"
-	"$dir/simrun" validate --draws 2 --chip-file "$dir/i$v.json" docs/whatif/apple9-kernels.log 2>/dev/null | awk -F'  +' '/^ *M/ && NF > 8 {print $3, $4, $5, $8}'
+	"$dir/simrun" validate --draws 2 --format json --chip-file "$dir/i$v.json" docs/whatif/apple9-kernels.log 2>/dev/null |
+		jq -r '.rows[] | "\(.kernel) \(.type_a) m=\(.m) k=\(.k) n=\(.n) \(.predicted_us)"'
 done
 rm -r "$dir"
