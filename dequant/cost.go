@@ -14,13 +14,15 @@ const (
 	Constant
 )
 
-// String returns "device" or "constant".
+// String returns "device", "constant" or "threadgroup".
 func (s Space) String() string {
 	switch s {
 	case Device:
 		return "device"
 	case Constant:
 		return "constant"
+	case Threadgroup:
+		return "threadgroup"
 	}
 	return fmt.Sprintf("Space(%d)", uint8(s))
 }

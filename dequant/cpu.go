@@ -178,3 +178,24 @@ func cpuBF16(b []byte, y []float32) {
 		y[i] = Float32FromBF16(le16(b, 2*i))
 	}
 }
+
+// CPUChunkDecoder returns chunk il (weights 16·il .. 16·il+15) of ggml's CPU
+// to_float of a block (CPUDecoder) as a ChunkFunc. It is what the mat-vec
+// kernels kernel_mul_mv_<type>_f32 multiply: they compute their scales in
+// float32 (pre-scaling the activations instead of the codes), without the
+// mat-mat dequantizers' half-precision steps, so their weights are ggml's
+// (docs/kernel-facts-types.md §2). For the types whose CPU form is the Metal
+// chunk decoder it is that decoder; for the others it decodes the whole block
+// and does not allocate.
+func CPUChunkDecoder(t Type) ChunkFunc {
+	switch t {
+	case F32, F16, Q8_0, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S:
+		return Decoder(t, ByteReads)
+	}
+	dec, n := CPUDecoder(t), t.Layout().BlockWeights
+	return func(block []byte, il int, out *[16]float32) {
+		var buf [256]float32
+		dec(block, buf[:n])
+		copy(out[:], buf[16*il:16*il+16])
+	}
+}
