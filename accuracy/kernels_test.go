@@ -65,10 +65,18 @@ func TestEveryRowPredicted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep.Summary.NotModelled != 0 || rep.Summary.Modelled != len(lg.Rows) || len(lg.Rows) != 63 {
+		// every row but q4_0 x f16 at n = 4, a mat-vec case without a kernel
+		// (mul_mv has f16 activations for f16 weights only)
+		if rep.Summary.NotModelled != 1 || rep.Summary.Modelled != len(lg.Rows)-1 || len(lg.Rows) != 63 {
 			t.Errorf("%s: %d rows, %d modelled, %d not", device, len(lg.Rows), rep.Summary.Modelled, rep.Summary.NotModelled)
 		}
 		for _, r := range rep.Rows {
+			if strings.Contains(r.Row.Params.Vars(), "type_a=q4_0,type_b=f16,m=64,n=4,") {
+				if r.Modelled || !strings.Contains(r.Reason, "type_b = f16 with type_a = q4_0") {
+					t.Errorf("%s line %d: modelled=%v, reason %q: want the missing kernel", device, r.Row.Line, r.Modelled, r.Reason)
+				}
+				continue
+			}
 			n, _ := r.Row.Params.Int("n")
 			name := fmt.Sprintf("%s line %d %s(%s)", device, r.Row.Line, r.Row.Op, r.Row.Params.Vars())
 			if !r.Modelled || r.PredictedUs <= 0 || r.Result == nil {

@@ -197,6 +197,10 @@ func matchMulMatID(c Case) (Case, error) {
 		}
 	}
 	if c.Kernel != KernelMulMMID {
+		if err := tile.MoEWorkload(prob).CheckKernel(tile.KernelMulMVID); err != nil {
+			c.Reason = fmt.Sprintf("%v: llama.cpp has no kernel for it either", err)
+			return c, nil
+		}
 		// kernel_mul_mv_id: the mm_id variant does not apply
 		c.Modelled = true
 		return c, nil
@@ -267,8 +271,12 @@ func matchMulMat(c Case) (Case, error) {
 	}
 	kern := tile.DenseWorkload(prob).Dispatch()
 	c.Kernel = kern.String()
-	if nk := tile.DenseGeometry(tile.Simdgroup).NK; c.Kernel == KernelMulMM && prob.K%nk != 0 { // nk is the same on both paths
+	if nk := tile.DenseGeometry(tile.Simdgroup).NK; kern == tile.KernelMulMM && prob.K%nk != 0 { // nk is the same on both paths
 		c.Reason = fmt.Sprintf("k = %d is not a multiple of %d: mul_mm's bounds-checked K tail (bc_inp) is not modelled", prob.K, nk)
+		return c, nil
+	}
+	if err := tile.DenseWorkload(prob).CheckKernel(kern); err != nil {
+		c.Reason = fmt.Sprintf("%v: llama.cpp has no kernel for it either", err)
 		return c, nil
 	}
 	c.Note = c.Variant.KnobNote(kern) // a relative row's delta is then the knobs the kernel takes

@@ -46,13 +46,22 @@ func vecTol(d int, s float64) float64 {
 	return n * u / (1 - n*u) * s
 }
 
-// vecDepth is the most roundings a term meets in the emulated mat-vec order: its
-// product (1), the rest of its 4-term chain (3), the two pairwise combines (2),
-// one accumulator update per k-step and chunk, the simd_sum tree levels, and,
-// when simdgroups split K, the sequential sum of their partials.
+// vecDepth is the most roundings a term meets in the emulated mat-vec order
+// (isa/vec.go, dot): its product (1), the rest of its chain (a lane's weights
+// of one dot in 4 chains), the two pairwise combines (2), one accumulator
+// update per dot (kernel_mul_mv: one per k-step; mul_mv_ext: one per piece of
+// a step), the simd_sum tree levels, and, when simdgroups split K, the
+// sequential sum of their partials.
 func vecDepth(v tile.VecKernel, k int) int {
 	steps := ceilDiv(k, v.Span())
-	d := 1 + 3 + 2 + steps*v.ChunksPerLane
+	per, dots := v.WeightsPerLane, 1
+	switch v.Form {
+	case isa.VecExt4:
+		per, dots = 4, v.WeightsPerLane/4
+	case isa.VecExt16:
+		per, dots = 16, 1
+	}
+	d := 1 + (ceilDiv(per, 4) - 1) + 2 + steps*dots
 	for l := v.LanesPerRow; l > 1; l /= 2 {
 		d++
 	}
@@ -62,13 +71,24 @@ func vecDepth(v tile.VecKernel, k int) int {
 	return d
 }
 
+// weightDecoder returns the weights a kernel multiplies: ggml's to_float for
+// kernel_mul_mv (and _id), the Metal dequantizers' float32 values for
+// mul_mv_ext and mul_mm (which rounds them to half when it stages them).
+func weightDecoder(t dequant.Type, kern tile.MetalKernel) dequant.ChunkFunc {
+	if kern == tile.KernelMulMV || kern == tile.KernelMulMVID {
+		return dequant.CPUChunkDecoder(t)
+	}
+	return dequant.Decoder(t, dequant.ByteReads)
+}
+
 // reference returns float64 references of dst[j*M + i] = Σ_k w'[i][k]·y'[j][k]
-// rounded once to float32, and S per output, with w' = wf(dequantized w) and
-// y' = yf(y): the operands as the kernel multiplies them.
-func reference(p tile.DenseProblem, w []byte, src1 []float32, wf, yf func(float32) float32) ([]float32, []float64) {
+// rounded once to float32, and S per output, with w' = wf(kernel kern's
+// weights, weightDecoder) and y' = yf(y): the operands as the kernel
+// multiplies them.
+func reference(p tile.DenseProblem, kern tile.MetalKernel, w []byte, src1 []float32, wf, yf func(float32) float32) ([]float32, []float64) {
 	rb, _ := p.TypeA.RowBytes(p.K)
 	l := p.TypeA.Layout()
-	dec := dequant.Decoder(p.TypeA, dequant.ByteReads)
+	dec := weightDecoder(p.TypeA, kern)
 	wr := make([]float64, p.M*p.K)
 	var chunk [16]float32
 	for i := 0; i < p.M; i++ {
@@ -142,14 +162,17 @@ func checkDense(t *testing.T, c kernelCase, seed uint64) []float32 {
 	if err != nil {
 		t.Fatalf("%v: %v", c, err)
 	}
-	wf, yf, tol, n := same, same, vecTol, vecDepth(denseVec(c.p, c.kern), c.p.K)
+	wf, yf, tol, n := same, same, vecTol, 0
+	if c.kern != tile.KernelMulMM {
+		n = vecDepth(denseVec(c.p, c.kern), c.p.K)
+	}
 	if c.kern == tile.KernelMulMM {
 		wf, yf, tol, n = dequant.RoundHalf, dequant.RoundHalf, halfTol, c.p.K
 		if c.path == tile.Tensor {
 			yf = isa.Truncate10
 		}
 	}
-	ref, sum := reference(c.p, ts.Weights, ts.Src1, wf, yf)
+	ref, sum := reference(c.p, c.kern, ts.Weights, ts.Src1, wf, yf)
 	if r := worst(res.Dst, ref, sum, n, tol); r > 1 {
 		t.Errorf("%v: error %.3g x tolerance", c, r)
 	}
@@ -171,23 +194,35 @@ func TestDenseKernelsAgainstReference(t *testing.T) {
 				kernelCase{tile.DenseProblem{M: 96, N: 40, K: 256, TypeA: typ}, tile.KernelMulMM, path},
 				kernelCase{tile.DenseProblem{M: 64, N: 64, K: 256, TypeA: typ, HalfB: true}, tile.KernelMulMM, path})
 		}
-		k := 256
-		if !typ.Quantized() || typ == dequant.Q8_0 || typ == dequant.Q4_0 {
-			k = 1536 // 3 simdgroups split K; q4_0: 3 k-steps
+		// row-owning kernels: 3 k-steps; K-splitting ones: 4 simdgroups
+		// and a partial second step
+		k := 3 * tile.MulMV(typ, 1024, false).Span()
+		if tile.MulMV(typ, 1024, false).KSplit {
+			k = 2560
 		}
 		cases = append(cases,
 			kernelCase{tile.DenseProblem{M: 21, N: 1, K: k, TypeA: typ}, tile.KernelMulMV, 0},
-			kernelCase{tile.DenseProblem{M: 13, N: 3, K: 256, TypeA: typ, HalfB: true}, tile.KernelMulMV, 0})
-		if typ.Codebook() {
-			cases = append(cases, kernelCase{tile.DenseProblem{M: 9, N: 3, K: 2048, TypeA: typ}, tile.KernelMulMV, 0})
+			// one partial k-step: k of one block (idle lanes)
+			kernelCase{tile.DenseProblem{M: 5, N: 1, K: max(32, typ.Layout().BlockWeights), TypeA: typ}, tile.KernelMulMV, 0})
+		// several tokens on mul_mv where the type has no mul_mv_ext for them
+		if p := (tile.DenseProblem{M: 13, N: 3, K: 2048, TypeA: typ}); tile.DenseWorkload(p).Dispatch() == tile.KernelMulMV {
+			cases = append(cases, kernelCase{p, tile.KernelMulMV, 0})
+		}
+		for n := 2; n <= 8; n++ {
+			p := tile.DenseProblem{M: 19, N: n, K: 256, TypeA: typ}
+			if tile.DenseWorkload(p).Dispatch() == tile.KernelMulMVExt {
+				cases = append(cases, kernelCase{p, tile.KernelMulMVExt, 0})
+			}
+		}
+		if p := (tile.DenseProblem{M: 11, N: 2, K: 384, TypeA: typ}); tile.DenseWorkload(p).Dispatch() == tile.KernelMulMVExt {
+			cases = append(cases, kernelCase{p, tile.KernelMulMVExt, 0}) // nxpsg = 8 at n = 2
 		}
 	}
-	for _, typ := range []dequant.Type{dequant.F32, dequant.F16, dequant.Q4_0, dequant.Q8_0} {
-		for _, n := range []int{2, 3, 4, 5, 6, 7, 8} {
-			cases = append(cases, kernelCase{tile.DenseProblem{M: 19, N: n, K: 256, TypeA: typ}, tile.KernelMulMVExt, 0})
-		}
-		cases = append(cases, kernelCase{tile.DenseProblem{M: 11, N: 2, K: 384, TypeA: typ}, tile.KernelMulMVExt, 0})
-	}
+	// f16 activations: kernel_mul_mv_f16_f16 (_4 and _short)
+	cases = append(cases,
+		kernelCase{tile.DenseProblem{M: 13, N: 3, K: 256, TypeA: dequant.F16, HalfB: true}, tile.KernelMulMV, 0},
+		kernelCase{tile.DenseProblem{M: 40, N: 2, K: 16, TypeA: dequant.F16, HalfB: true}, tile.KernelMulMV, 0},
+		kernelCase{tile.DenseProblem{M: 40, N: 1, K: 16, TypeA: dequant.F32}, tile.KernelMulMV, 0})
 	for i, c := range cases {
 		checkDense(t, c, uint64(i)+1)
 	}
@@ -206,11 +241,11 @@ func TestMulMVKernelsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, sum := reference(p, ts.Weights, ts.Src1, same, same)
 	for _, k := range []struct {
 		kern tile.MetalKernel
 		dst  []float32
 	}{{tile.KernelMulMV, mv.Dst}, {tile.KernelMulMVExt, ext.Dst}} {
+		ref, sum := reference(p, k.kern, ts.Weights, ts.Src1, same, same)
 		if r := worst(k.dst, ref, sum, vecDepth(denseVec(p, k.kern), p.K), vecTol); r > 1 {
 			t.Errorf("%s: error %.3g x tolerance", k.kern, r)
 		}
@@ -244,7 +279,7 @@ func TestMulMVIDAgainstReference(t *testing.T) {
 				e := int(ts.IDs[z])
 				dp := tile.DenseProblem{M: p.M, N: 1, K: p.K, TypeA: typ}
 				row := (tok*p.SrcRows() + s%p.SrcRows()) * p.K
-				ref, sum := reference(dp, ts.Weights[e*p.M*rb:(e+1)*p.M*rb], ts.Src1[row:row+p.K], same, same)
+				ref, sum := reference(dp, tile.KernelMulMVID, ts.Weights[e*p.M*rb:(e+1)*p.M*rb], ts.Src1[row:row+p.K], same, same)
 				worstR = math.Max(worstR, worst(res.Dst[z*p.M:(z+1)*p.M], ref, sum, vecDepth(tile.MulMV(typ, p.K, true), p.K), vecTol))
 			}
 			if worstR > 1 {
@@ -349,7 +384,7 @@ func TestDenseVariantsAgainstReference(t *testing.T) {
 		if tc.k.Path == tile.Tensor {
 			yf = isa.Truncate10
 		}
-		ref, sum := reference(tc.p, ts.Weights, ts.Src1, dequant.RoundHalf, yf)
+		ref, sum := reference(tc.p, tile.KernelMulMM, ts.Weights, ts.Src1, dequant.RoundHalf, yf)
 		if r := worst(res.Dst, ref, sum, tc.p.K, halfTol); r > 1 {
 			t.Errorf("%s %s: error %.3g x tolerance", tc.p, tc.k, r)
 		}

@@ -11,6 +11,7 @@ type stateSize struct {
 	bPasses    int // B staging passes (a simdgroup loads every pass before it stores any)
 	laneAccs   int // mat-vec lane accumulators
 	tokenSlots int // mat-vec activation token slots
+	rowSlots   int // mat-vec weight row slots
 }
 
 // need raises *n to at least v.
@@ -29,11 +30,11 @@ func mmaState(op Op, s *stateSize) {
 
 func laneAccRangeState(op Op, s *stateSize) { need(&s.laneAccs, int(op.A)+int(op.N)) }
 func tokenSlotState(op Op, s *stateSize)    { need(&s.tokenSlots, int(op.N)+1) }
+func rowSlotState(op Op, s *stateSize)      { need(&s.rowSlots, int(op.B)+1) }
 
-func fmaVecState(op Op, s *stateSize) {
-	need(&s.laneAccs, int(op.A)+1)
-	need(&s.tokenSlots, int(op.B)+1)
-}
+// fmaVecState: fma_vec and dot_w address row slot B's weights; their
+// accumulators and token slots are those load_vec and vzero size.
+func fmaVecState(op Op, s *stateSize) { need(&s.rowSlots, int(op.B)+1) }
 
 // programState sizes the state of every op of p.
 func programState(p *Program) stateSize {

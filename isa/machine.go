@@ -65,7 +65,9 @@ func NewMachine(p *Program) (*Machine, error) {
 	for i := range m.ext.sgs {
 		m.ext.sgs[i].acc = make([][32]float32, st.laneAccs)
 		m.ext.sgs[i].y = make([][32][32]float32, st.tokenSlots)
+		m.ext.sgs[i].w = make([][32][32]float32, st.rowSlots)
 	}
+	m.ext.dec = vecDecoder(p)
 	m.coop = make([][]float32, len(p.Matmuls))
 	for i, mm := range p.Matmuls {
 		m.coop[i] = make([]float32, mm.M*mm.N)

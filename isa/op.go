@@ -32,12 +32,15 @@ const (
 
 	OpVZero        // lane accumulators A..A+N-1 := 0
 	OpLoadVec      // each lane loads its activations of token slot N for this k-step (float32, not rounded)
-	OpDequantW     // each lane decodes chunk C of its row slot B in float32 (mat-vec: weights are not rounded to half)
-	OpFMAVec       // lane accumulator A += the lane's 16 weights · activations of token slot B, chunk C (float4-style partial sums)
+	OpVecPrep      // the lane's per-step arithmetic on its activations (pre-scaling, block sums; timing only)
+	OpLoadW        // each lane loads and decodes its weights of row slot B for this k-step (float32, not rounded to half)
+	OpDotW         // kernel_mul_mv's fused dot: row slot B's accumulators += the lane's weights · activations of each token slot
+	OpDequantW     // mul_mv_ext: the arithmetic of decoding piece C of row slot B (timing only; load_w holds the values)
+	OpFMAVec       // mul_mv_ext: row slot B's accumulators += piece C of the lane's weights · each token slot's activations
 	OpSimdSum      // simd_sum of lane accumulators A..A+N-1 over each group of Vec.LanesPerRow lanes
 	OpStoreVec     // group leaders store accumulators A..A+N-1 to dst (valid rows and tokens)
 	OpStorePartial // lane 0 stores accumulators A..A+N-1 as this simdgroup's partial sums in threadgroup memory
-	OpReduceStore  // the partial sums of every simdgroup added in simdgroup order and stored to dst (N outputs)
+	OpReduceStore  // every simdgroup sums the simdgroups' partial sums; simdgroup 0 stores them to dst (N outputs)
 	OpStoreAccDev  // simdgroup_store of accumulator A straight to dst at tile offset Arg (token*StageStride + row)
 	OpCopyOut      // the staged output tile copied to dst by simdgroup 0, one lane per token row
 	OpMatmul2DDev  // matmul2d run() of descriptor A with the left operand read from device memory
@@ -172,16 +175,28 @@ func init() {
 			Timing: "N int moves, independent",
 			exec:   execVZero, expand: expandVZero, regs: vzeroRegs, state: laneAccRangeState},
 		OpLoadVec: {Name: "load_vec", Operands: "N=token slot", Phase: PhaseStage,
-			Doc:    "each lane loads its 16 or 32 activations of the token for this k-step, as float32",
-			Timing: "16-byte dev_loads covering the lane's activations (activations stream, the distinct k offsets as new bytes); nothing when every lane is past K",
+			Doc:    "each lane loads its activations of the token for this k-step, as float32",
+			Timing: "the kernel's activation loads (kernel_mul_mv: dequant.MatVecCosts' step loads; mul_mv_ext: a float4 per 4 weights; activations stream, the distinct k offsets as new bytes); nothing when every lane is past K",
 			exec:   execLoadVec, expand: expandLoadVec, regs: loadVecRegs, state: tokenSlotState},
-		OpDequantW: {Name: "dequant_w", Operands: "B=row slot C=chunk", Phase: PhaseStage,
-			Doc:    "each lane decodes its 16-weight chunk of the row in float32 (kept in float32, not rounded to half)",
-			Timing: "the type's chunk cost as for dequant_a; codebook reads are tg_loads when the kernel copied the tables to threadgroup memory",
-			exec:   execDequantW, expand: expandDequantW, regs: dequantWRegs, count: countDequant},
-		OpFMAVec: {Name: "fma_vec", Operands: "A=accumulator B=token slot C=chunk", Phase: PhaseCompute,
-			Doc:    "acc[A] += ((s0+s1)+(s2+s3)), s_j = float32 chain of w_i·y_i over i = j mod 4 (20 fp32)",
-			Timing: "16 fp32 in 4 chains, 2 fp32 in 2 chains, 2 fp32 in one chain",
+		OpVecPrep: {Name: "vec_prep", Phase: PhaseStage,
+			Doc:    "no architectural effect: the kernel's per-step arithmetic on its activations (pre-scaling, block sums), which the emulator's unscaled products make unnecessary",
+			Timing: "the step arithmetic of dequant.MatVecCosts: int, convert and fp32 groups in 4 chains, after the activation loads",
+			expand: expandVecPrep, regs: vecPrepRegs},
+		OpLoadW: {Name: "load_w", Operands: "B=row slot C=16-weight chunks per lane", Phase: PhaseStage,
+			Doc:    "each lane reads and decodes its weights of the row in float32 (kernel_mul_mv: ggml's to_float values; mul_mv_ext: the Metal dequantizer's, not rounded to half)",
+			Timing: "the row's device loads (kernel_mul_mv: dequant.MatVecCosts' row loads; mul_mv_ext: the dequantizer's per piece; weights stream, the row's distinct bytes as new bytes), issued before any arithmetic of the step",
+			exec:   execLoadW, expand: expandLoadW, regs: loadWRegs, state: rowSlotState, count: countLoadW},
+		OpDotW: {Name: "dot_w", Operands: "B=row slot", Phase: PhaseStage,
+			Doc:    "acc[B*NR1+t] += ((s0+s1)+(s2+s3)) for every token slot t, s_j = float32 chain of w_i·y_i over i = j mod 4",
+			Timing: "the row's table reads (tg_load or const_load) after its weights, then the row arithmetic of dequant.MatVecCosts: int, convert and fp32 groups in 4 chains",
+			exec:   execDotW, expand: expandDotW, regs: dotWRegs, state: fmaVecState},
+		OpDequantW: {Name: "dequant_w", Operands: "B=row slot C=piece", Phase: PhaseStage,
+			Doc:    "no architectural effect: the arithmetic of decoding piece C (load_w holds the values)",
+			Timing: "the piece's dequantizer cost (dequant.Chunk4Cost in the float4 form, dequant.ChunkCost in the float4x4 form): its constant-table reads, then int, convert and fp32 groups in 4 chains",
+			expand: expandDequantW, regs: dequantWRegs},
+		OpFMAVec: {Name: "fma_vec", Operands: "B=row slot C=piece", Phase: PhaseCompute,
+			Doc:    "acc[B*NR1+t] += the dot of piece C of the lane's weights with token slot t's activations, for every t (chains as dot_w)",
+			Timing: "per token one float4 dot and its add (5 fp32, the tokens in parallel chains); float4x4: four dots (16 fp32 in 4 chains per token) and 4 adds",
 			exec:   execFMAVec, expand: expandFMAVec, regs: noRegs, state: fmaVecState},
 		OpSimdSum: {Name: "simd_sum", Operands: "A=first accumulator N=count", Phase: PhaseCompute,
 			Doc:    "pairwise tree sum of each accumulator over each group of Vec.LanesPerRow lanes (shuffle + add per level)",
@@ -196,8 +211,8 @@ func init() {
 			Timing: "N tg_store of 4 B",
 			exec:   execStorePartial, expand: expandStorePartial, regs: noRegs, state: laneAccRangeState},
 		OpReduceStore: {Name: "reduce_store", Operands: "A=first accumulator N=count", Phase: PhaseStore,
-			Doc:    "output i = Σ over simdgroups s (in order) of partial s*N + i, stored to dst (N outputs)",
-			Timing: "one tg_load of 4N B per simdgroup, NSG-1 dependent fp32 adds, one dev_store of the valid outputs",
+			Doc:    "simdgroup 0: output i = Σ over simdgroups s (in order) of partial s*N + i, stored to dst (N outputs); the others compute the same and store nothing",
+			Timing: "N tg_load of 128 B (a lane per partial-sum slot), a 5-level simd_sum tree per output; simdgroup 0 then one dev_store of the valid outputs",
 			exec:   execReduceStore, expand: expandReduceStore, regs: noRegs, state: laneAccRangeState},
 		OpStoreAccDev: {Name: "store_acc_dev", Operands: "A=acc Arg=token*StageStride+row", Phase: PhaseStore,
 			Doc:    "simdgroup_store of acc[A] (8x8 float) straight to dst",

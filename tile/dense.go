@@ -354,12 +354,14 @@ func (b *MMBuilder) buildTensor(c Context) *isa.Program {
 // mul_mv_ext) for a dense problem.
 func DenseVecKernel(p DenseProblem, kern MetalKernel) (VecKernel, error) {
 	if kern != KernelMulMVExt {
-		return MulMV(p.TypeA, p.K, false), nil
+		v := MulMV(p.TypeA, p.K, false)
+		return v, checkVecActivations(v, p.TypeA, p.HalfB)
 	}
-	if p.HalfB {
-		return VecKernel{}, fmt.Errorf("mul_mv_ext: type_b = f16: the kernel takes f32 activations")
+	v, err := MulMVExt(p.TypeA, p.K, p.N)
+	if err == nil {
+		err = checkVecActivations(v, p.TypeA, p.HalfB)
 	}
-	return MulMVExt(p.TypeA, p.K, p.N)
+	return v, err
 }
 
 // DenseTile is one threadgroup of a dense or mat-vec dispatch with the weight

@@ -35,10 +35,14 @@ func ExamplePrograms() []*isa.Program {
 			out = append(out, b.Program(Context{Rows: 64, Tokens: 32, Steps: b.Steps()}))
 		}
 	}
+	ext, err := MulMVExt(dequant.Q4_0, 1024, 4)
+	if err != nil {
+		panic("tile: example mul_mv_ext: " + err.Error())
+	}
 	for _, v := range []struct {
 		kern  VecKernel
 		typeA dequant.Type
-	}{{MulMV(dequant.Q8_0, 1024, false), dequant.Q8_0}, {MulMV(dequant.IQ2_XS, 1024, true), dequant.IQ2_XS}} {
+	}{{MulMV(dequant.Q8_0, 1024, false), dequant.Q8_0}, {MulMV(dequant.IQ2_XS, 1024, true), dequant.IQ2_XS}, {ext, dequant.Q4_0}} {
 		b, err := NewVecBuilder(v.kern, v.typeA, false, 1024)
 		if err != nil {
 			panic("tile: example mat-vec: " + err.Error())

@@ -1,6 +1,7 @@
 package tile
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/metalsim/metalsim/dequant"
@@ -58,26 +59,74 @@ func TestMulMVExtGeometry(t *testing.T) {
 	}
 }
 
-// TestMulMVGeometry checks the per-type choices documented in mulmv.go.
+// TestMulMVGeometry checks the host's per-type geometry against
+// docs/kernel-geometry.md §3: the worked grids of m = 4096, k = 14336 (rows
+// per threadgroup, threads, threadgroup memory), the float variants, and for
+// every type the structural rules the kernels' index arithmetic implies.
 func TestMulMVGeometry(t *testing.T) {
 	for _, tc := range []struct {
-		t                         dequant.Type
-		k, rows, nsg, chunks, tab int
-		ksplit                    bool
+		t                  dequant.Type
+		grid, threads, mem int
 	}{
-		{dequant.Q4_0, 2048, 8, 2, 1, 0, false},
-		{dequant.Q8_0, 2048, 2, 4, 1, 0, true},
-		{dequant.F16, 256, 2, 1, 1, 0, true},
-		{dequant.F32, 1536, 2, 3, 1, 0, true},
-		{dequant.IQ2_XXS, 256, 8, 2, 2, 256*8 + 128, false},
-		{dequant.IQ3_XXS, 256, 8, 2, 2, 256*4 + 128, false},
-		{dequant.IQ2_XS, 256, 8, 2, 2, 512*8 + 128, false},
-		{dequant.IQ3_S, 256, 8, 2, 2, 512 * 4, false},
-		{dequant.IQ2_S, 256, 8, 2, 2, 0, false},
+		{dequant.F16, 2048, 128, 256},
+		{dequant.Q4_0, 512, 64, 0},
+		{dequant.Q8_0, 2048, 128, 256},
+		{dequant.Q4_K, 1024, 64, 0},
+		{dequant.Q6_K, 1024, 64, 0},
+		{dequant.Q5_K, 2048, 64, 0},
+		{dequant.IQ2_XS, 512, 64, 4224},
 	} {
-		v := MulMV(tc.t, tc.k, false)
-		if v.RowsPerTG() != tc.rows || v.NSG != tc.nsg || v.ChunksPerLane != tc.chunks || v.TableBytes != tc.tab || v.KSplit != tc.ksplit {
-			t.Errorf("%s k=%d: %+v (rows %d)", tc.t, tc.k, v, v.RowsPerTG())
+		v := MulMV(tc.t, 14336, false)
+		if g := ceilDiv(4096, v.RowsPerTG()); g != tc.grid || 32*v.NSG != tc.threads || v.SMem != tc.mem {
+			t.Errorf("%s: grid %d, %d threads, %d B; want %d, %d, %d", tc.t, g, 32*v.NSG, v.SMem, tc.grid, tc.threads, tc.mem)
+		}
+	}
+	// f16: nsg = min(4, ceil(k/128)); _short below 32 (mul_mv only)
+	for _, tc := range []struct {
+		k    int
+		id   bool
+		nsg  int
+		form dequant.MatVecForm
+	}{{256, false, 2, dequant.MatVecMain}, {64, true, 1, dequant.MatVecMain}, {16, false, 1, dequant.MatVecShort}, {16, true, 1, dequant.MatVecMain}, {4096, false, 4, dequant.MatVecMain}} {
+		v := MulMV(dequant.F16, tc.k, tc.id)
+		if v.NSG != tc.nsg || v.MVForm != tc.form {
+			t.Errorf("f16 k=%d id=%v: nsg %d form %s, want %d %s", tc.k, tc.id, v.NSG, v.MVForm, tc.nsg, tc.form)
+		}
+	}
+	if v := MulMV(dequant.F16, 16, false); v.RowsPerTG() != 32 || v.Span() != 16 || v.Metal != "kernel_mul_mv_f16_f32_short" {
+		t.Errorf("_short: %d rows, span %d, %s", v.RowsPerTG(), v.Span(), v.Metal)
+	}
+	if v := MulMV(dequant.Q4_K, 4096, true); v.Metal != "kernel_mul_mv_id_q4_K_f32" || v.Name != "mul_mv_id" {
+		t.Errorf("mul_mv_id q4_K: %s %s", v.Name, v.Metal)
+	}
+	for _, typ := range dequant.Types() {
+		g := MatVecGeometry(typ, 4096, false)
+		v := MulMV(typ, 4096, false)
+		l := typ.Layout()
+		c := dequant.MatVecCosts(typ, g.Form)
+		switch {
+		case g.NR0 < 1 || g.Source == "" || g.Kernel == "":
+			t.Errorf("%s: incomplete row %+v", typ, g)
+		case c.Weights != g.WeightsPerLane:
+			t.Errorf("%s: %d weights per lane, the cost data %d", typ, g.WeightsPerLane, c.Weights)
+		case typ.Quantized() && g.LanesPerBlock*g.WeightsPerLane != l.BlockWeights:
+			t.Errorf("%s: %d lanes per block x %d weights != %d", typ, g.LanesPerBlock, g.WeightsPerLane, l.BlockWeights)
+		case typ.Quantized() && v.Span()%l.BlockWeights != 0:
+			t.Errorf("%s: a k-step of %d weights is not whole blocks", typ, v.Span())
+		case g.KSplit != (typ == dequant.Q8_0 || !typ.Quantized()):
+			t.Errorf("%s: K split %v", typ, g.KSplit)
+		}
+		// a threadgroup table copy fills the declared memory exactly: 64
+		// threads each copy their slice (the 16-float tables: each simdgroup
+		// writes the 32-float area)
+		if tab := g.Table; tab.Where == TableThreadgroup {
+			got := 64 * (tab.EntriesPerLane*tab.EntryBytes + tab.SignsPerLane)
+			if tab.EntriesPerLane == 1 {
+				got = 32 * tab.EntryBytes
+			}
+			if got != g.SMem {
+				t.Errorf("%s: the copy writes %d bytes, the pipeline declares %d", typ, got, g.SMem)
+			}
 		}
 	}
 }
@@ -86,14 +135,20 @@ func TestMulMVGeometry(t *testing.T) {
 // threadgroup memory, registers and the per-step instruction mix of q4_0.
 func TestVecPrograms(t *testing.T) {
 	for _, typ := range dequant.Types() {
-		kernels := []VecKernel{MulMV(typ, 512, false), MulMV(typ, 512, true)}
-		if v, err := MulMVExt(typ, 512, 5); err == nil {
-			kernels = append(kernels, v)
+		kernels := []VecKernel{MulMV(typ, 512, false), MulMV(typ, 512, true), MulMV(typ, 16*typ.Chunks(), false)}
+		for _, n := range []int{2, 5, 8} {
+			if v, err := MulMVExt(typ, 512, n); err == nil {
+				kernels = append(kernels, v)
+			}
 		}
 		for _, v := range kernels {
-			b, err := NewVecBuilder(v, typ, false, 512)
+			k := max(512, v.Span())
+			if v.Span() < 32 {
+				k = v.Span()
+			}
+			b, err := NewVecBuilder(v, typ, false, k)
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("%s %s: %v", typ, v.Name, err)
 			}
 			for _, c := range []Context{b.Context(v.RowsPerTG(), v.Tokens), b.Context(1, 1)} {
 				p := b.Program(c)
@@ -101,19 +156,20 @@ func TestVecPrograms(t *testing.T) {
 					t.Errorf("%s: %v", p.Name, err)
 				}
 				r := p.Registers()
-				if r.Accumulators != v.RowsPerGroup*v.Tokens || r.Total <= r.Base || p.TGMemBytes > MaxTGMemoryBytes {
+				if r.Accumulators != v.RowsPerGroup*v.Tokens || r.Total <= r.Base || p.TGMemBytes > MaxTGMemoryBytes || p.TGMemBytes < v.SMem {
 					t.Errorf("%s: registers %+v, threadgroup memory %d", p.Name, r, p.TGMemBytes)
 				}
 			}
 		}
 	}
-	// q4_0 mul_mv: per simdgroup and k-step 4 rows x (one dequantize call:
-	// 20 int, 19 fp32, 16 convert; products: 20 fp32) and 4 activation loads
+	// q4_0 mul_mv: per simdgroup and k-step the step arithmetic once (29
+	// fp32) and 4 rows x (22 fp32, 16 int, 16 conversions; 5 weight loads), 4
+	// float4 activation loads
 	b, err := NewVecBuilder(MulMV(dequant.Q4_0, 1024, false), dequant.Q4_0, false, 1024)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var fp32, conv, act int
+	var fp32, conv, act, wl int
 	for _, in := range b.Program(b.Context(8, 1)).Timing().Insts[isa.SecBody][0] {
 		switch {
 		case in.Class == isa.ClassFP32:
@@ -122,13 +178,40 @@ func TestVecPrograms(t *testing.T) {
 			conv += int(in.Count)
 		case in.Stream == isa.StreamActivations:
 			act += int(in.Count)
+		case in.Stream == isa.StreamWeights:
+			wl += int(in.Count)
 		}
 	}
-	if fp32 != 4*(19+20) || conv != 4*16 || act != 4 {
-		t.Errorf("q4_0 mul_mv step: %d fp32, %d conversions, %d activation loads; want %d, %d, 4", fp32, conv, act, 4*39, 4*16)
+	if fp32 != 29+4*22 || conv != 4*16 || act != 4 || wl != 4*5 {
+		t.Errorf("q4_0 mul_mv step: %d fp32, %d conversions, %d activation loads, %d weight loads; want %d, %d, 4, 20", fp32, conv, act, wl, 29+4*22, 4*16)
 	}
-	if _, err := NewVecBuilder(VecKernel{Name: "bad", NSG: 2, LanesPerRow: 12, RowsPerGroup: 1, ChunksPerLane: 1, Tokens: 1}, dequant.Q4_0, false, 256); err == nil {
+	// the weight loads of all rows come before the first arithmetic
+	insts := b.Program(b.Context(8, 1)).Timing().Insts[isa.SecBody][0]
+	lastLoad, firstALU := -1, len(insts)
+	for i, in := range insts {
+		if in.Stream == isa.StreamWeights {
+			lastLoad = i
+		}
+		if in.Class == isa.ClassFP32 && firstALU == len(insts) {
+			firstALU = i
+		}
+	}
+	if lastLoad > firstALU {
+		t.Errorf("q4_0 mul_mv: a weight load (group %d) after the first arithmetic (group %d)", lastLoad, firstALU)
+	}
+	if _, err := NewVecBuilder(VecKernel{Name: "bad", NSG: 2, LanesPerRow: 12, RowsPerGroup: 1, WeightsPerLane: 16, Tokens: 1}, dequant.Q4_0, false, 256); err == nil {
 		t.Error("lanes per row 12: no error")
+	}
+	for _, tc := range []struct {
+		v   VecKernel
+		typ dequant.Type
+	}{{MulMV(dequant.Q4_0, 256, false), dequant.Q4_0}, {MulMV(dequant.F16, 256, true), dequant.F16}} {
+		if _, err := NewVecBuilder(tc.v, tc.typ, true, 256); err == nil || !strings.Contains(err.Error(), "type_b = f16") {
+			t.Errorf("%s %s with f16 activations: %v", tc.v.Name, tc.typ, err)
+		}
+	}
+	if _, err := NewVecBuilder(MulMV(dequant.F16, 256, false), dequant.F16, true, 256); err != nil {
+		t.Errorf("kernel_mul_mv_f16_f16: %v", err)
 	}
 }
 

@@ -170,10 +170,14 @@ func (w Workload) CheckKernel(k MetalKernel) error {
 		return fmt.Errorf("kernel %s: computes %s, the workload is %s", k, op, w.Op)
 	}
 	switch k {
+	case KernelMulMV:
+		return checkVecActivations(MulMV(w.Dense.TypeA, w.Dense.K, false), w.Dense.TypeA, w.Dense.HalfB)
+	case KernelMulMVID:
+		return checkVecActivations(MulMV(w.MoE.TypeA, w.MoE.K, true), w.MoE.TypeA, w.MoE.HalfB)
 	case KernelMulMVExt:
-		_, err := MulMVExt(w.Dense.TypeA, w.Dense.K, w.Dense.N)
-		if err == nil && w.Dense.HalfB {
-			err = fmt.Errorf("mul_mv_ext: type_b = f16: the kernel takes f32 activations")
+		v, err := MulMVExt(w.Dense.TypeA, w.Dense.K, w.Dense.N)
+		if err == nil {
+			err = checkVecActivations(v, w.Dense.TypeA, w.Dense.HalfB)
 		}
 		return err
 	case KernelMulMM:

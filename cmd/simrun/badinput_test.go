@@ -140,7 +140,7 @@ func TestBadInputFailsEarly(t *testing.T) {
 		// outside its limits, a shape a kernel rejects, a kernel of the other
 		// op, flags a mul_mat has no use for
 		{[]string{"simulate", "--op", "mul_mat", "--kernel", "mul_mv_ext", "--type", "iq2_xs", "--n", "4"}, "--kernel: mul_mv_ext: type_a = iq2_xs: no mul_mv_ext kernel"},
-		{[]string{"simulate", "--op", "mul_mat", "--kernel", "mul_mv_ext", "--type-b", "f16", "--n", "4"}, "--kernel: mul_mv_ext: type_b = f16: the kernel takes f32 activations"},
+		{[]string{"simulate", "--op", "mul_mat", "--kernel", "mul_mv_ext", "--type-b", "f16", "--n", "4"}, "--kernel: mul_mv_ext: type_b = f16 with type_a = q4_0: no such kernel"},
 		{[]string{"emulate", "--op", "mul_mat", "--kernel", "mul_mv_ext", "--n", "16"}, "--kernel: mul_mv_ext: n = 16: must be in [2, 8] for type_a = q4_0"},
 		{[]string{"trace", "--op", "mul_mat", "--kernel", "mul_mv_ext", "--n", "4", "--k", "320"}, "--kernel: mul_mv_ext: k = 320: must be a multiple of 128"},
 		{[]string{"occupancy", "--op", "mul_mat", "--kernel", "mul_mv_ext", "--n", "9"}, "--kernel: mul_mv_ext: n = 9: must be in [2, 8]"},
