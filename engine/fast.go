@@ -139,9 +139,13 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 		if d := t - c.mixSince; d > 0 && c.mix != nil {
 			r := c.mix
 			c.comp.use += d
-			res.util.AddScaled(r.util, d)
-			res.idleSG += r.idleSG * d
-			res.dramBytes += c.demand * scale * c.effective(c.mixSince, t)
+			// the mix's units are busy at its measured (full-bandwidth)
+			// rates only while the work clock runs: at the DRAM scale, and
+			// not during launch pauses
+			w := scale * c.effective(c.mixSince, t)
+			res.util.AddScaled(r.util, w)
+			res.idleSG += r.idleSG * w
+			res.dramBytes += c.demand * w
 			wsum += d
 		}
 		c.mixSince = t
