@@ -242,7 +242,7 @@ func TestChipBins(t *testing.T) {
 		cores      float64
 		ownDRAMGBs float64 // 0: the file's chip's
 	}{
-		{"M3 Max 30-core GPU", "M3 Max 40-core GPU", 30, 234},
+		{"M3 Max 30-core GPU", "M3 Max 40-core GPU", 30, 243},
 		{"M2 Pro 16-core GPU", "M2 Pro 19-core GPU", 16, 0},
 		{"M1 7-core GPU", "M1 8-core GPU", 7, 0},
 	} {
