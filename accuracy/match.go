@@ -123,7 +123,8 @@ func matchRow(r hw.Row, opt MatchOptions, chipList map[string]*chips.Chip) (Case
 	return c, fmt.Errorf("op %q: not a matmul op", r.Op)
 }
 
-// supportedTypes are the weight types metalsim decodes.
+// supportedTypes are the weight types ggml's Metal matmul kernels take, which
+// metalsim decodes and times.
 func supportedTypes() string {
 	var names []string
 	for _, t := range dequant.Types() {
@@ -318,11 +319,12 @@ func kTailReason(typ dequant.Type, k int) string {
 
 // operandTypes maps a row's type_a and type_b to the weight type and whether
 // activations are half, or gives the reason the row is not modelled: a weight
-// type without a dequantizer, or an activation type other than f32/f16.
+// type without a Metal matmul kernel (tq1_0, nvfp4), or an activation type
+// other than f32/f16.
 func operandTypes(ta, tb string) (typ dequant.Type, halfB bool, reason string) {
 	typ, err := dequant.ParseType(ta)
 	if err != nil {
-		return typ, false, fmt.Sprintf("weight type %s has no dequantizer in metalsim (supported: %s)", ta, supportedTypes())
+		return typ, false, fmt.Sprintf("weight type %s: ggml's Metal backend has no matmul kernel for it (metalsim times %s)", ta, supportedTypes())
 	}
 	switch tb {
 	case "f32":

@@ -8,12 +8,13 @@ import (
 )
 
 // a small constructed set: one absolute pair on the M1 Pro, a relative row, an
-// n=8 row (mul_mv_id) and a weight type metalsim does not decode.
+// n=8 row (mul_mv_id) and a weight type ggml's Metal backend has no matmul
+// kernel for.
 const sampleTSV = "# chip\tgpu_path\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tvariant\tus_per_run\tstatistic\n" +
 	"M1 Pro 16-core GPU\tsimdgroup\tMUL_MAT_ID\tq4_0\tf32\t32\t4\t256\t512\t64\tupstream\t120.0\tmin-of-3\n" +
 	"M1 Pro 16-core GPU\tsimdgroup\tMUL_MAT_ID\tq4_0\tf32\t32\t4\t256\t512\t64\thalftile\t90.0\tmin-of-3\n" +
 	"M1 Pro 16-core GPU\tsimdgroup\tMUL_MAT_ID\tq4_0\tf32\t32\t4\t256\t512\t8\tupstream\t30.0\tmin-of-3\n" +
-	"M1 Pro 16-core GPU\tsimdgroup\tMUL_MAT_ID\tq4_K\tf32\t32\t4\t256\t512\t64\tupstream\t150.0\tmin-of-3\n"
+	"M1 Pro 16-core GPU\tsimdgroup\tMUL_MAT_ID\ttq1_0\tf32\t32\t4\t256\t512\t64\tupstream\t150.0\tmin-of-3\n"
 
 func sampleCases(t *testing.T) []Case {
 	t.Helper()
@@ -31,8 +32,8 @@ func TestMatchKernelsAndReasons(t *testing.T) {
 	if !cases[2].Modelled || cases[2].Kernel != KernelMulMVID || cases[2].Problem.Tokens != 8 {
 		t.Errorf("n=8 row: modelled=%v kernel=%s reason=%q, want a modelled mul_mv_id case", cases[2].Modelled, cases[2].Kernel, cases[2].Reason)
 	}
-	if cases[3].Modelled || !strings.Contains(cases[3].Reason, "q4_K") {
-		t.Errorf("q4_K row: modelled=%v reason=%q", cases[3].Modelled, cases[3].Reason)
+	if cases[3].Modelled || !strings.Contains(cases[3].Reason, "tq1_0: ggml's Metal backend has no matmul kernel") {
+		t.Errorf("tq1_0 row: modelled=%v reason=%q", cases[3].Modelled, cases[3].Reason)
 	}
 	if cases[0].Chip != cases[1].Chip {
 		t.Error("rows of one chip must share one Chip value")

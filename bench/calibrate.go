@@ -279,7 +279,7 @@ func WriteTable(w io.Writer, cases []Case, par Params) error {
 func untimedReason(err error) string {
 	var u *UntimedError
 	if errors.As(err, &u) {
-		return fmt.Sprintf("%s is %s, which metalsim does not time yet", u.Tensors[0], u.Type)
+		return fmt.Sprintf("%s is %s, which ggml's Metal backend has no matmul kernel for", u.Tensors[0], u.Type)
 	}
 	return err.Error()
 }

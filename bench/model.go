@@ -108,9 +108,10 @@ func (m *Model) Type() string {
 // ErrUntimed is what an UntimedError is (errors.Is).
 var ErrUntimed = errors.New("weight type not timed")
 
-// UntimedError is matmul weights of a type metalsim cannot time yet: the
-// kernel models do not take it (dequant.Types; dequant.ParseType refuses
-// it).
+// UntimedError is matmul weights of a type metalsim cannot time: ggml's
+// Metal backend has no matmul kernel for it (tq1_0; nvfp4, which supports_op
+// refuses), so dequant.Types does not list it and dequant.ParseType refuses
+// it.
 type UntimedError struct {
 	Type    string
 	Tensors []string // the weights of the type, in graph order
@@ -125,7 +126,7 @@ func (e *UntimedError) Error() string {
 	if n := len(e.Tensors); n > 1 {
 		which = fmt.Sprintf("%d tensors: %s, ...", n, strings.Join(e.Tensors[:min(n, 2)], ", "))
 	}
-	return fmt.Sprintf("type %s (%s): %v yet: metalsim's kernel models do not take %s (they take %s)",
+	return fmt.Sprintf("type %s (%s): %v: ggml's Metal backend has no matmul kernel for %s (metalsim times %s)",
 		e.Type, which, ErrUntimed, e.Type, strings.Join(names, ", "))
 }
 

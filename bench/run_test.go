@@ -103,14 +103,23 @@ func TestCheck(t *testing.T) {
 func TestUntimedAndRefused(t *testing.T) {
 	chip, _ := chips.Lookup("M1 Pro 16-core GPU")
 	par, _ := DefaultParams()
+	// every type llama-quantize's K-quant mixes use is timed
 	m, err := FromPreset("qwen3-30b-a3b", "Q4_K_M")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(m, chip, tile.Kernel{Variant: tile.Upstream()}, par, nil, sim.Options{}); err != nil {
+		t.Errorf("Q4_K_M: %v", err)
+	}
+	// tq1_0 has no Metal matmul kernel
+	m, err = FromPreset("qwen3-30b-a3b", "TQ1_0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = New(m, chip, tile.Kernel{Variant: tile.Upstream()}, par, nil, sim.Options{})
 	var u *UntimedError
-	if !errors.Is(err, ErrUntimed) || !errors.As(err, &u) || u.Type != "q6_K" || u.Tensors[0] != "output.weight" || !strings.Contains(err.Error(), "type q4_K (288 tensors") {
-		t.Errorf("Q4_K_M: %v", err)
+	if !errors.Is(err, ErrUntimed) || !errors.As(err, &u) || u.Type != "tq1_0" || !strings.Contains(err.Error(), "no matmul kernel for tq1_0") {
+		t.Errorf("TQ1_0: %v", err)
 	}
 	for _, name := range []string{"glm-4.5-air", "qwen3.5-35b", "deepseek-v3"} {
 		if _, err := FromPreset(name, "Q8_0"); !errors.Is(err, models.ErrNotModelled) {

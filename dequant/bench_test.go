@@ -11,7 +11,7 @@ import (
 // through the chunks of 64 random blocks), per type and strategy.
 func BenchmarkDecoder(b *testing.B) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for _, typ := range DecodedTypes() {
+	for _, typ := range Types() {
 		l := typ.Layout()
 		blocks := make([]byte, 64*l.BlockBytes)
 		for i := range blocks {

@@ -12,7 +12,7 @@ import (
 // TestChunkCostConsistency checks structural properties every ChunkCost entry
 // must have, for every type and strategy.
 func TestChunkCostConsistency(t *testing.T) {
-	for _, typ := range DecodedTypes() {
+	for _, typ := range Types() {
 		l := typ.Layout()
 		// The chunk's share of the block, rounded up.
 		share := (l.BlockBytes + typ.Chunks() - 1) / typ.Chunks()
@@ -144,7 +144,7 @@ func TestChunkCostTable(t *testing.T) {
 			t.Errorf("%s/%s: [FP32 Int Conv Temps] = %v, want %v", tc.typ, tc.s, got, want)
 		}
 	}
-	for _, typ := range DecodedTypes() {
+	for _, typ := range Types() {
 		if !seen[typ] {
 			t.Errorf("%s: no row in the pinned table", typ)
 		}
@@ -193,7 +193,7 @@ func renderCostTable() string {
 		}
 		return strings.Join(parts, ", ")
 	}
-	for _, typ := range DecodedTypes() {
+	for _, typ := range Types() {
 		ss := []Strategy{ByteReads}
 		if typ.Codebook() {
 			ss = strategies

@@ -249,7 +249,7 @@ func formatCounts(m map[loadKey]int) string {
 // the counting copy decodes the same bits as the production decoder.
 func TestChunkCostLoadsCounted(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, typ := range DecodedTypes() {
+	for _, typ := range Types() {
 		for _, s := range strategies {
 			name := typ.String() + "/" + s.String()
 			l := typ.Layout()

@@ -228,7 +228,7 @@ func TestQ4_0MetalModelAllScales(t *testing.T) {
 // scales) of every type with both strategies and requires identical bits.
 func TestStrategiesAgree(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for _, typ := range DecodedTypes() {
+	for _, typ := range Types() {
 		t.Run(typ.String(), func(t *testing.T) {
 			block := make([]byte, typ.Layout().BlockBytes)
 			for n := 0; n < 2000; n++ {
@@ -364,7 +364,7 @@ func TestCPUDecoder(t *testing.T) {
 			t.Errorf("CPUDecoder(numTypes): panic %v, want invalid Type", r)
 		}
 	}()
-	for _, typ := range DecodedTypes() {
+	for _, typ := range Types() {
 		f := CPUDecoder(typ)
 		block := make([]byte, typ.Layout().BlockBytes)
 		out := make([]float32, typ.Layout().BlockWeights)
@@ -376,7 +376,7 @@ func TestCPUDecoder(t *testing.T) {
 }
 
 func TestDecoderDoesNotAllocate(t *testing.T) {
-	for _, typ := range DecodedTypes() {
+	for _, typ := range Types() {
 		for _, s := range strategies {
 			f := Decoder(typ, s)
 			block := make([]byte, typ.Layout().BlockBytes)

@@ -138,7 +138,7 @@ const lanesPerSG = 32
 // computeGather recomputes every row of the table.
 func computeGather(t *testing.T) ([]gatherRow, bool) {
 	var out []gatherRow
-	for _, typ := range DecodedTypes() {
+	for _, typ := range Types() {
 		if ChunkCost(typ, ByteReads).LoadsFrom(Constant) == 0 {
 			continue
 		}
@@ -254,7 +254,7 @@ func TestGatherTableCurrent(t *testing.T) {
 // TestTableGather: every constant load of every chunk cost has a row for
 // both patterns, sectors lie in [1, 32] and a bank's words in [1, 32].
 func TestTableGather(t *testing.T) {
-	for _, typ := range DecodedTypes() {
+	for _, typ := range Types() {
 		for _, s := range strategies {
 			for _, l := range ChunkCost(typ, s).Loads {
 				if l.Space != Constant {

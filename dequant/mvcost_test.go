@@ -220,7 +220,7 @@ func checkReads(t *testing.T, name string, bb int, loads []Load, positions int, 
 // one of the lanes sharing it; the lanes per block times the weights per lane
 // make the block.
 func TestMatVecCostLoads(t *testing.T) {
-	for _, typ := range DecodedTypes() {
+	for _, typ := range Types() {
 		forms := []MatVecForm{MatVecMain}
 		if !typ.Quantized() {
 			forms = append(forms, MatVecPlain, MatVecShort)
@@ -250,7 +250,7 @@ func TestMatVecCostLoads(t *testing.T) {
 			}
 		}
 	}
-	for _, typ := range DecodedTypes() {
+	for _, typ := range Types() {
 		c, ok := Chunk4Cost(typ)
 		rd := chunk4Readers[typ]
 		if ok != (rd != nil) {
@@ -266,7 +266,7 @@ func TestMatVecCostLoads(t *testing.T) {
 // TestMatVecCostConsistency checks what every row must have: every code of
 // the lane's weights converted or selected, at least one FP32 per weight.
 func TestMatVecCostConsistency(t *testing.T) {
-	for _, typ := range DecodedTypes() {
+	for _, typ := range Types() {
 		c := MatVecCosts(typ, MatVecMain)
 		if c.Row.FP32 < c.Weights {
 			t.Errorf("%s: Row FP32 %d < %d weights", typ, c.Row.FP32, c.Weights)
@@ -330,7 +330,7 @@ func renderMatVecTable() string {
 	var b strings.Builder
 	b.WriteString("| type | form | weights/lane | step: activation loads | step FP32 | row: device loads | row: table reads | FP32 | Int | Convert | Temps |\n")
 	b.WriteString("| --- | --- | ---: | --- | ---: | --- | --- | ---: | ---: | ---: | ---: |\n")
-	for _, typ := range DecodedTypes() {
+	for _, typ := range Types() {
 		forms := []MatVecForm{MatVecMain}
 		if !typ.Quantized() {
 			forms = append(forms, MatVecPlain, MatVecShort)
@@ -348,7 +348,7 @@ func renderMatVecTable() string {
 	}
 	b.WriteString("\n| type | `dequantize_<type>_t4`: device loads | constant loads | FP32 | Int | Convert | Temps |\n")
 	b.WriteString("| --- | --- | --- | ---: | ---: | ---: | ---: |\n")
-	for _, typ := range DecodedTypes() {
+	for _, typ := range Types() {
 		if c, ok := Chunk4Cost(typ); ok {
 			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d |\n", typ, loadList(c.Loads, Device), loadList(c.Loads, Constant), c.FP32, c.Int, c.Convert, c.Temps)
 		}

@@ -89,7 +89,7 @@ var testSets = []string{goldenDir, goldenTypesDir}
 // dequant's 16-element blocks by the caller's use of Layout.
 func testBlocks(t *testing.T, set string, e testEntry) (Type, []byte, []float32) {
 	t.Helper()
-	typ, err := ParseDecodedType(e.Type)
+	typ, err := ParseType(e.Type)
 	if err != nil {
 		t.Fatalf("%s: %v", e.Name, err)
 	}

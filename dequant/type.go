@@ -90,31 +90,18 @@ var layouts = [numTypes]Layout{
 	TQ2_0:   {"tq2_0", 35, 66, 256},
 }
 
-// numKernelTypes is the count of the types the kernel models take (F32 ..
-// IQ3_S, the first golden set's); the types after them (Q4_1 .. TQ2_0, the
-// golden-types set's) have block formats, both decoder forms and cost data, but
-// no kernel geometry of their own yet, so the command line, test-backend-ops
-// matching and GGUF reading do not offer them (ParseType refuses them).
-const numKernelTypes = int(Q4_1)
-
-// Types returns the weight types the kernel models take, in a fixed order:
-// what --type, a test-backend-ops row's type_a and a GGUF tensor may name.
-func Types() []Type { return typeRange(numKernelTypes) }
-
-// DecodedTypes returns every type this package decodes, in a fixed order:
-// Types() followed by q4_1, q5_0, q5_1, q2_K, q3_K, q4_K, q5_K, q6_K, iq1_s,
-// iq1_m, iq4_nl, iq4_xs, mxfp4, bf16, q1_0, q2_0 and tq2_0.
-func DecodedTypes() []Type { return typeRange(int(numTypes)) }
-
-func typeRange(n int) []Type {
-	out := make([]Type, n)
+// Types returns every weight type metalsim decodes and times, in a fixed
+// order: what --type, a test-backend-ops row's type_a and a GGUF tensor may
+// name.
+func Types() []Type {
+	out := make([]Type, numTypes)
 	for i := range out {
 		out[i] = Type(i)
 	}
 	return out
 }
 
-// Valid reports whether t is one of the decoded types (DecodedTypes).
+// Valid reports whether t is one of the types (Types).
 func (t Type) Valid() bool { return t < numTypes }
 
 // Layout returns the memory layout of t. It panics on an invalid Type, which
@@ -174,24 +161,17 @@ func (t Type) RowBytes(k int) (int, error) {
 	return k / l.BlockWeights * l.BlockBytes, nil
 }
 
-// ParseType maps the ggml name of a type the kernel models take (Types) to a
-// Type. The error lists the allowed names.
-func ParseType(s string) (Type, error) { return parseType(s, Types()) }
-
-// ParseDecodedType maps the ggml name of any decoded type (DecodedTypes) to a
-// Type, for reading block data such as the golden sets. The error lists the
-// allowed names.
-func ParseDecodedType(s string) (Type, error) { return parseType(s, DecodedTypes()) }
-
-func parseType(s string, allowed []Type) (Type, error) {
-	for _, t := range allowed {
-		if layouts[t].Name == s {
-			return t, nil
+// ParseType maps the ggml name of a type (Types: "q4_0", "q4_K", "mxfp4", ...,
+// in ggml's case) to a Type. The error lists the allowed names.
+func ParseType(s string) (Type, error) {
+	for t, l := range layouts {
+		if l.Name == s {
+			return Type(t), nil
 		}
 	}
-	names := make([]string, len(allowed))
-	for i, t := range allowed {
-		names[i] = layouts[t].Name
+	names := make([]string, numTypes)
+	for i, l := range layouts {
+		names[i] = l.Name
 	}
 	return 0, fmt.Errorf("unknown weight type %q (allowed: %s)", s, strings.Join(names, ", "))
 }

@@ -6,42 +6,36 @@ import (
 	"testing"
 )
 
-// TestTypeSets checks the two type lists: the kernel types are the first
-// DecodedTypes, every name parses back with ParseDecodedType, and ParseType
-// refuses a decoded type the kernel models do not take yet, naming it.
+// TestTypeSets checks the type list: the 26 types of ggml's Metal matmul
+// kernels, every name parses back with ParseType in ggml's case, and a name
+// that is not one is refused with the allowed names.
 func TestTypeSets(t *testing.T) {
-	kernel, all := Types(), DecodedTypes()
-	if len(all) != int(numTypes) || len(kernel) != numKernelTypes || len(all)-len(kernel) != 17 {
-		t.Fatalf("%d kernel types, %d decoded types", len(kernel), len(all))
+	all := Types()
+	if len(all) != 26 {
+		t.Fatalf("%d types", len(all))
 	}
 	names := map[string]bool{}
-	for i, typ := range all {
-		if i < len(kernel) && kernel[i] != typ {
-			t.Errorf("Types()[%d] = %s, DecodedTypes()[%d] = %s", i, kernel[i], i, typ)
-		}
-		got, err := ParseDecodedType(typ.String())
+	for _, typ := range all {
+		got, err := ParseType(typ.String())
 		if err != nil || got != typ || names[typ.String()] {
-			t.Errorf("ParseDecodedType(%q) = %v, %v (duplicate name: %v)", typ, got, err, names[typ.String()])
+			t.Errorf("ParseType(%q) = %v, %v (duplicate name: %v)", typ, got, err, names[typ.String()])
 		}
 		names[typ.String()] = true
-		_, err = ParseType(typ.String())
-		if kernelType := i < len(kernel); (err == nil) != kernelType {
-			t.Errorf("ParseType(%q): error %v, want an error iff %s is not a kernel type", typ, err, typ)
+	}
+	if got, err := ParseType("q4_K"); err != nil || got != Q4_K {
+		t.Errorf("ParseType(q4_K) = %v, %v", got, err)
+	}
+	for _, bad := range []string{"q4_k", "Q4_K", "tq1_0", "nvfp4"} {
+		if _, err := ParseType(bad); err == nil || !strings.Contains(err.Error(), `unknown weight type "`+bad+`" (allowed: f32, f16, q4_0`) || !strings.Contains(err.Error(), "tq2_0") {
+			t.Errorf("ParseType(%s): %v, want an error listing every type", bad, err)
 		}
-	}
-	_, err := ParseType("q4_K")
-	if err == nil || !strings.Contains(err.Error(), `unknown weight type "q4_K" (allowed: f32, f16, q4_0`) {
-		t.Errorf("ParseType(q4_K): %v", err)
-	}
-	if _, err := ParseDecodedType("q4_k"); err == nil || !strings.Contains(err.Error(), "tq2_0") {
-		t.Errorf("ParseDecodedType(q4_k): %v, want an error listing every decoded type", err)
 	}
 }
 
 // TestRowBytes checks the bytes of a row and the error for a k that is not a
 // multiple of the block size, for every decoded type.
 func TestRowBytes(t *testing.T) {
-	for _, typ := range DecodedTypes() {
+	for _, typ := range Types() {
 		l := typ.Layout()
 		if got, err := typ.RowBytes(3 * l.BlockWeights); err != nil || got != 3*l.BlockBytes {
 			t.Errorf("%s: RowBytes(%d) = %d, %v; want %d", typ, 3*l.BlockWeights, got, err, 3*l.BlockBytes)
@@ -60,7 +54,7 @@ func TestRowBytes(t *testing.T) {
 // bf16, half for every other type.
 func TestStaging(t *testing.T) {
 	const x = float32(1.0 / 3)
-	for _, typ := range DecodedTypes() {
+	for _, typ := range Types() {
 		want, bf := RoundHalf(x), typ == BF16
 		if bf {
 			want = RoundBF16(x)

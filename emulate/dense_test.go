@@ -167,7 +167,8 @@ func checkDense(t *testing.T, c kernelCase, seed uint64) []float32 {
 		n = vecDepth(denseVec(c.p, c.kern), c.p.K)
 	}
 	if c.kern == tile.KernelMulMM {
-		wf, yf, tol, n = dequant.RoundHalf, dequant.RoundHalf, halfTol, c.p.K
+		// staged as half, bf16 as bfloat (both operands)
+		wf, yf, tol, n = c.p.TypeA.RoundStaged, c.p.TypeA.RoundStaged, halfTol, c.p.K
 		if c.path == tile.Tensor {
 			yf = isa.Truncate10
 		}
@@ -190,9 +191,10 @@ func TestDenseKernelsAgainstReference(t *testing.T) {
 	var cases []kernelCase
 	for _, typ := range dequant.Types() {
 		for _, path := range []tile.Path{tile.Simdgroup, tile.Tensor} {
-			cases = append(cases,
-				kernelCase{tile.DenseProblem{M: 96, N: 40, K: 256, TypeA: typ}, tile.KernelMulMM, path},
-				kernelCase{tile.DenseProblem{M: 64, N: 64, K: 256, TypeA: typ, HalfB: true}, tile.KernelMulMM, path})
+			cases = append(cases, kernelCase{tile.DenseProblem{M: 96, N: 40, K: 256, TypeA: typ}, tile.KernelMulMM, path})
+			if typ != dequant.BF16 { // bf16 has no f16-activation mul_mm (TestDenseKernelErrors)
+				cases = append(cases, kernelCase{tile.DenseProblem{M: 64, N: 64, K: 256, TypeA: typ, HalfB: true}, tile.KernelMulMM, path})
+			}
 		}
 		// row-owning kernels: 3 k-steps; K-splitting ones: 4 simdgroups
 		// and a partial second step
@@ -350,12 +352,24 @@ func TestDenseCounters(t *testing.T) {
 	}
 }
 
-// TestDenseKernelErrors: a kernel the type has none of is an error naming
-// the type.
+// TestDenseKernelErrors: a kernel the type has none of, or a token count or
+// activation type the kernel does not take, is an error naming the field,
+// the type and the rule.
 func TestDenseKernelErrors(t *testing.T) {
-	p := tile.DenseProblem{M: 8, N: 9, K: 256, TypeA: dequant.IQ2_S}
-	if _, err := emulate.Dense(p, tile.KernelMulMVExt, tile.Kernel{}, emulate.RandomDenseTensors(p, 1), 0); err == nil || !strings.Contains(err.Error(), "type_a = iq2_s") {
-		t.Errorf("mul_mv_ext of iq2_s: %v", err)
+	for _, tc := range []struct {
+		p    tile.DenseProblem
+		kern tile.MetalKernel
+		want string
+	}{
+		{tile.DenseProblem{M: 8, N: 9, K: 256, TypeA: dequant.IQ2_S}, tile.KernelMulMVExt, "type_a = iq2_s"},
+		{tile.DenseProblem{M: 8, N: 4, K: 256, TypeA: dequant.TQ2_0}, tile.KernelMulMVExt, "type_a = tq2_0"},
+		{tile.DenseProblem{M: 8, N: 4, K: 256, TypeA: dequant.Q4_K, HalfB: true}, tile.KernelMulMV, "type_b = f16 with type_a = q4_K"},
+		{tile.DenseProblem{M: 64, N: 64, K: 256, TypeA: dequant.BF16, HalfB: true}, tile.KernelMulMM, "type_b = f16 with type_a = bf16"},
+		{tile.DenseProblem{M: 8, N: 3, K: 256, TypeA: dequant.Q4_K}, tile.KernelMulMVExt, "n = 3: must be in [4, 8] for type_a = q4_K"},
+	} {
+		if _, err := emulate.Dense(tc.p, tc.kern, tile.Kernel{Variant: tile.Upstream(), Path: tile.Simdgroup}, emulate.RandomDenseTensors(tc.p, 1), 0); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %s: %v, want an error naming %q", tc.p, tc.kern, err, tc.want)
+		}
 	}
 }
 

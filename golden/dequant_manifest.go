@@ -72,7 +72,7 @@ type DequantEntry struct {
 	OutputF16  *Descriptor `json:"output_f16"`  // conversion fp32_to_fp16: Count binary16 results
 	OutputBF16 *Descriptor `json:"output_bf16"` // conversion fp32_to_bf16 (golden-types): Count bfloat16 results
 
-	// DType is Type parsed by dequant.ParseDecodedType (block sets only).
+	// DType is Type parsed by dequant.ParseType (block sets only).
 	DType dequant.Type `json:"-"`
 }
 
@@ -157,7 +157,7 @@ func (e *DequantEntry) validate(files map[string]Descriptor) error {
 		return fmt.Errorf("variant: %q is not one of %s, %s, %s, %s", e.Variant,
 			VariantQuantizer, VariantRandomBytes, VariantEdgeScales, VariantConversion)
 	}
-	t, err := dequant.ParseDecodedType(e.Type)
+	t, err := dequant.ParseType(e.Type)
 	if err != nil {
 		return fmt.Errorf("type: %w", err)
 	}

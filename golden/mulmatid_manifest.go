@@ -51,7 +51,7 @@ type MulMatIDWeights struct {
 	ExpertBytes int64      `json:"expert_bytes"`
 	Quantizer   string     `json:"quantizer"`
 
-	// DType is Type parsed by dequant.ParseDecodedType.
+	// DType is Type parsed by dequant.ParseType.
 	DType dequant.Type `json:"-"`
 }
 
@@ -122,7 +122,7 @@ type MulMatIDCase struct {
 	Stats               *MulMatIDStats `json:"stats"`
 	Description         string         `json:"description"`
 
-	// TypeAType is TypeA parsed by dequant.ParseDecodedType.
+	// TypeAType is TypeA parsed by dequant.ParseType.
 	TypeAType dequant.Type `json:"-"`
 }
 
@@ -317,7 +317,7 @@ func (c *MulMatIDConfig) route(n int) *MulMatIDRoute {
 }
 
 func (w *MulMatIDWeights) validate(c *MulMatIDConfig, files map[string]Descriptor) error {
-	t, err := dequant.ParseDecodedType(w.Type)
+	t, err := dequant.ParseType(w.Type)
 	if err != nil {
 		return fmt.Errorf("type: %w", err)
 	}
@@ -419,7 +419,7 @@ func (c *MulMatIDCase) validate(m *MulMatIDManifest, files map[string]Descriptor
 	if cfg == nil {
 		return fmt.Errorf("config: %q is not in configs", c.Config)
 	}
-	t, err := dequant.ParseDecodedType(c.TypeA)
+	t, err := dequant.ParseType(c.TypeA)
 	if err != nil {
 		return fmt.Errorf("type_a: %w", err)
 	}
@@ -524,7 +524,7 @@ func (t *Tensor) check(field, typ string, files map[string]Descriptor, ne ...int
 	case "f32", "i32":
 		size = 4 * ne[0]
 	default:
-		dt, err := dequant.ParseDecodedType(typ)
+		dt, err := dequant.ParseType(typ)
 		if err != nil {
 			return fmt.Errorf("%s: type: %w", field, err)
 		}

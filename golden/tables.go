@@ -225,7 +225,7 @@ func (t TableInfo) validate() error {
 // f16/bf16/f32 are elements in ggml (block_bytes 2 or 4, 1 element) but
 // 16-element matrices in dequant, so for them only the bytes per weight must agree.
 func (b BlockLayout) validate() error {
-	t, err := dequant.ParseDecodedType(b.Type)
+	t, err := dequant.ParseType(b.Type)
 	if err != nil {
 		return fmt.Errorf("type: %w", err)
 	}

@@ -89,7 +89,7 @@ func VerifyTables(dir string) ([]Result, error) {
 	}
 	layoutTypes := map[dequant.Type]bool{}
 	for _, b := range idx.BlockLayouts {
-		if t, err := dequant.ParseDecodedType(b.Type); err == nil {
+		if t, err := dequant.ParseType(b.Type); err == nil {
 			layoutTypes[t] = true
 		}
 	}

@@ -291,7 +291,7 @@ func TestParseFileType(t *testing.T) {
 // TestTypeTable: the storage table agrees with dequant's layouts for every
 // type dequant decodes (two tables of one fact must not drift apart).
 func TestTypeTable(t *testing.T) {
-	for _, dt := range dequant.DecodedTypes() {
+	for _, dt := range dequant.Types() {
 		l := dt.Layout()
 		ti, err := LookupType(l.Name)
 		if err != nil {

@@ -53,6 +53,9 @@ func NewBuilder(p Problem, k Kernel) (*Builder, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkMMActivations("mul_mm_id", p.TypeA, p.HalfB); err != nil {
+		return nil, err
+	}
 	return &Builder{
 		Kernel: k, typeA: p.TypeA, halfB: p.HalfB,
 		rowBPS: float64(rb) * float64(k.NK) / float64(p.K), steps: p.K / k.NK,

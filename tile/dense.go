@@ -167,6 +167,9 @@ func NewMMVariantBuilder(p DenseProblem, k Kernel) (*MMBuilder, error) {
 	if err := k.Validate(k.Path); err != nil {
 		return nil, err
 	}
+	if err := checkMMActivations("mul_mm", p.TypeA, p.HalfB); err != nil {
+		return nil, err
+	}
 	g := k.Geometry
 	if p.K%g.NK != 0 {
 		return nil, fmt.Errorf("problem: k = %d: must be a multiple of %d for mul_mm (the bounds-checked K tail, bc_inp, is not modelled)", p.K, g.NK)

@@ -181,13 +181,29 @@ func (w Workload) CheckKernel(k MetalKernel) error {
 		}
 		return err
 	case KernelMulMM:
+		if err := checkMMActivations("mul_mm", w.Dense.TypeA, w.Dense.HalfB); err != nil {
+			return err
+		}
 		if nk := DenseGeometry(Simdgroup).NK; w.Dense.K%nk != 0 {
 			return fmt.Errorf("mul_mm: k = %d: must be a multiple of %d (the bounds-checked K tail, bc_inp, is not modelled)", w.Dense.K, nk)
 		}
 	case KernelMulMMID:
+		if err := checkMMActivations("mul_mm_id", w.MoE.TypeA, w.MoE.HalfB); err != nil {
+			return err
+		}
 		if w.MoE.K%DefaultGeometry().NK != 0 {
 			return fmt.Errorf("mul_mm_id: k = %d: must be a multiple of %d (the bounds-checked K tail is not modelled)", w.MoE.K, DefaultGeometry().NK)
 		}
+	}
+	return nil
+}
+
+// checkMMActivations reports a mat-mat kernel that does not exist: bf16
+// weights have kernel_mul_mm_bf16_f32 and kernel_mul_mm_id_bf16_f32 only, no
+// f16-activation instantiation (ggml-metal.metal L11041-11129).
+func checkMMActivations(kernel string, t dequant.Type, halfB bool) error {
+	if halfB && t == dequant.BF16 {
+		return fmt.Errorf("%s: type_b = f16 with type_a = bf16: no such kernel (bf16 weights take f32 activations only: kernel_%s_bf16_f32)", kernel, kernel)
 	}
 	return nil
 }

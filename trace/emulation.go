@@ -15,26 +15,33 @@ import (
 // EmulationError is how far an emulated dst is from its float64 references
 // (golden.Reference).
 type EmulationError struct {
-	MaxAbsF64   float64 // max |dst - ref_f64|: what the half staging costs
-	MaxAbsF16In float64 // max |dst - ref_f16in|
-	// Worst is the largest |dst - ref_f16in| in units of the float32
-	// accumulation bound (golden.AccumulationTolerance): at most 1 when the
-	// values are right; infinite for a nonzero value where every product is
-	// zero, NaN for a NaN.
+	MaxAbsF64 float64 // max |dst - ref_f64|: what the staging costs
+	// MaxAbsStaged is max |dst - Ref|, Ref the reference of the operands as
+	// the kernel stages them: ref_f16in, for bf16 weights ref_bf16in.
+	MaxAbsStaged float64
+	Ref          string // "ref_f16in", "ref_bf16in" or "ref_kernel" (CompareDense)
+	// Worst is the largest |dst - Ref| in units of the float32 accumulation
+	// bound (golden.AccumulationTolerance): at most 1 when the values are
+	// right; infinite for a nonzero value where every product is zero, NaN
+	// for a NaN.
 	Worst float64
-	// Operands names the reference MaxAbsF16In and Worst are against when
-	// it is not ref_f16in (CompareDense's ref_kernel).
+	// Operands says what ref_kernel multiplies when Ref is CompareDense's
+	// ref_kernel.
 	Operands string
 }
 
 // CompareEmulation measures dst, a mul_mat_id output with reduction length k,
-// against its references.
-func CompareEmulation(k int, dst []float32, ref golden.References) EmulationError {
-	var e EmulationError
+// against its references; bf16 says whether the weights are bf16 (whose
+// kernels stage both operands as bfloat).
+func CompareEmulation(k int, dst []float32, ref golden.References, bf16 bool) EmulationError {
+	e := EmulationError{Ref: "ref_f16in"}
+	if bf16 {
+		e.Ref = "ref_bf16in"
+	}
 	for i, v := range dst {
 		e.MaxAbsF64 = math.Max(e.MaxAbsF64, math.Abs(float64(v)-float64(ref.F64[i])))
-		d := math.Abs(float64(v) - float64(ref.F16In[i]))
-		e.MaxAbsF16In = math.Max(e.MaxAbsF16In, d)
+		d := math.Abs(float64(v) - float64(ref.Staged[i]))
+		e.MaxAbsStaged = math.Max(e.MaxAbsStaged, d)
 		switch tol := golden.AccumulationTolerance(k, ref.SumAbs[i]); {
 		case tol > 0:
 			e.Worst = math.Max(e.Worst, d/tol) // a NaN stays NaN
@@ -58,9 +65,9 @@ func WriteEmulation(w io.Writer, title string, c tile.Counters, e EmulationError
 	fmt.Fprintln(w, "error:")
 	fmt.Fprintf(w, "  max |dst - ref_f64|     %.4g   (float64 sum of float32 weights x activations: half staging costs this)\n", e.MaxAbsF64)
 	if e.Operands != "" {
-		fmt.Fprintf(w, "  max |dst - ref_kernel|  %.4g   (%s; %.3g x the kernel's float32 bound)\n", e.MaxAbsF16In, e.Operands, e.Worst)
+		fmt.Fprintf(w, "  max |dst - ref_kernel|  %.4g   (%s; %.3g x the kernel's float32 bound)\n", e.MaxAbsStaged, e.Operands, e.Worst)
 	} else {
-		fmt.Fprintf(w, "  max |dst - ref_f16in|   %.4g   (%.3g x the float32 accumulation bound (K+1)·u·Σ|w·b|·(1+K·u), u = 2^-24)\n", e.MaxAbsF16In, e.Worst)
+		fmt.Fprintf(w, "  max |dst - %s|   %.4g   (%.3g x the float32 accumulation bound (K+1)·u·Σ|w·b|·(1+K·u), u = 2^-24)\n", e.Ref, e.MaxAbsStaged, e.Worst)
 	}
 	macs := float64(c.Work.MMA8)*8*8*8 + float64(c.Work.MMA16)*16*16*16
 	_, err := fmt.Fprintf(w, "emulated %.3g MACs (padding included, skipped work not)\n", macs)
@@ -97,7 +104,7 @@ func CompareDense(p tile.DenseProblem, kern tile.MetalKernel, path tile.Path, t 
 	dec := dequant.Decoder(p.TypeA, dequant.ByteReads)
 	w := make([]float32, p.K)
 	var chunk [16]float32
-	e := EmulationError{Operands: "operands as the kernel multiplies them"}
+	e := EmulationError{Ref: "ref_kernel", Operands: "operands as the kernel multiplies them"}
 	for i := 0; i < p.M; i++ {
 		for k0 := 0; k0 < p.K; k0 += 16 {
 			dec(t.Weights[i*rb+k0/l.BlockWeights*l.BlockBytes:][:l.BlockBytes], k0%l.BlockWeights/16, &chunk)
@@ -115,7 +122,7 @@ func CompareDense(p tile.DenseProblem, kern tile.MetalKernel, path tile.Path, t 
 			got := float64(dst[j*p.M+i])
 			e.MaxAbsF64 = math.Max(e.MaxAbsF64, math.Abs(got-float64(float32(exact))))
 			d := math.Abs(got - float64(float32(kernel)))
-			e.MaxAbsF16In = math.Max(e.MaxAbsF16In, d)
+			e.MaxAbsStaged = math.Max(e.MaxAbsStaged, d)
 			switch b := tol(s); {
 			case b > 0:
 				e.Worst = math.Max(e.Worst, d/b) // a NaN stays NaN
@@ -142,7 +149,7 @@ func CompareMulMVID(p tile.Problem, t *emulate.Tensors, dst []float32) Emulation
 		row := (tok*p.SrcRows() + s%p.SrcRows()) * p.K
 		pe := CompareDense(tile.DenseProblem{M: p.M, N: 1, K: p.K, TypeA: p.TypeA}, tile.KernelMulMVID, tile.Simdgroup,
 			&emulate.DenseTensors{Weights: t.Weights[ex*p.M*rb:][:p.M*rb], Src1: t.Src1[row:][:p.K]}, dst[z*p.M:][:p.M])
-		e.MaxAbsF64, e.MaxAbsF16In, e.Operands = math.Max(e.MaxAbsF64, pe.MaxAbsF64), math.Max(e.MaxAbsF16In, pe.MaxAbsF16In), pe.Operands
+		e.MaxAbsF64, e.MaxAbsStaged, e.Ref, e.Operands = math.Max(e.MaxAbsF64, pe.MaxAbsF64), math.Max(e.MaxAbsStaged, pe.MaxAbsStaged), pe.Ref, pe.Operands
 		if pe.Worst > e.Worst || math.IsNaN(pe.Worst) {
 			e.Worst = pe.Worst
 		}
@@ -183,7 +190,7 @@ func Emulate(w tile.Workload, kern tile.MetalKernel, k tile.Kernel, seed uint64,
 	case tile.KernelMulMMID:
 		t := emulate.RandomTensors(p, seed)
 		if em.Result, err = emulate.MulMatID(p, k, t, workers); err == nil {
-			em.Error = CompareEmulation(p.K, em.Result.Dst, golden.Reference(p, t))
+			em.Error = CompareEmulation(p.K, em.Result.Dst, golden.Reference(p, t), p.TypeA.StagesBFloat())
 		}
 	case tile.KernelMulMVID:
 		t := emulate.RandomTensors(p, seed)

@@ -96,7 +96,7 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"--chip", "M5", "--preset", "llama2-7b", "-pg", "512"}, `-pg "512": want P,N`},
 		{[]string{"--chip", "M5", "--preset", "llama2-7b", "-o", "sql"}, `-o "sql": allowed md, csv, json, jsonl`},
 		{[]string{"--chip", "M5", "--preset", "llama2-7b", "--type", "q4_x"}, `unknown file type "q4_x"`},
-		{[]string{"--chip", "M5", "--preset", "llama2-7b", "--type", "q4_k_m"}, "type q4_K (192 tensors"},
+		{[]string{"--chip", "M5", "--preset", "llama2-7b", "--type", "tq1_0"}, "type tq1_0 (224 tensors"},
 		{[]string{"--chip", "M5", "-m", "../../models/testdata/tiny-qwen3moe-model.gguf", "--type", "q8_0"}, "--type: applies to --preset"},
 		{[]string{"--chip", "M5"}, "--preset or -m: name the model"},
 		{[]string{"--preset", "llama2-7b"}, "--chip: name the chip"},

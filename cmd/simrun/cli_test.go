@@ -42,7 +42,11 @@ func TestBadFlagsNameTheField(t *testing.T) {
 	}{
 		{[]string{"simulate", "--chip", "M9 Ultra"}, `unknown chip "M9 Ultra"`},
 		{[]string{"simulate", "--n", "0"}, "n (tokens) = 0"},
-		{[]string{"simulate", "--type", "q4_K"}, `unknown weight type "q4_K"`},
+		{[]string{"simulate", "--type", "q4_k"}, `unknown weight type "q4_k"`},
+		{[]string{"simulate", "--type", "tq1_0"}, `unknown weight type "tq1_0"`},
+		{[]string{"simulate", "--type", "q4_K", "--k", "2000"}, "k = 2000: must be a positive multiple of the q4_K block size 256"},
+		{[]string{"emulate", "--type", "q1_0", "--k", "64"}, "k = 64: must be a positive multiple of the q1_0 block size 128"},
+		{[]string{"simulate", "--type", "bf16", "--type-b", "f16"}, "type_b = f16 with type_a = bf16: no such kernel"},
 		{[]string{"simulate", "--draws", "0"}, "--draws = 0"},
 		{[]string{"simulate", "--variant", "thirdtile"}, `unknown variant "thirdtile"`},
 		{[]string{"simulate", "--path", "warp"}, `unknown gpu path "warp"`},

@@ -226,7 +226,7 @@ func TestSweepFlagErrors(t *testing.T) {
 		{[]string{"--workers", "-1"}, "--workers = -1: must be >= 0"},
 		{[]string{"--experts", "0"}, "--experts: problem: n_mats (experts) = 0"},
 		{[]string{"--k", "48"}, "--k: problem: k = 48: must be a positive multiple of the q4_0 block size 32"},
-		{[]string{"--type", "q5_1"}, `--type: unknown weight type "q5_1"`},
+		{[]string{"--type", "q5_k"}, `--type: unknown weight type "q5_k"`},
 		{[]string{"--draws", "0"}, "--draws = 0"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"--no-such-flag"}, "flag provided but not defined: -no-such-flag"},

@@ -60,7 +60,7 @@ func TestViewCommandsBadFlags(t *testing.T) {
 		{[]string{"occupancy", "--table", "16:8:4"}, `--table "16:8:4"`},
 		{[]string{"occupancy", "--table", "16:128"}, `--table "16:128"`},
 		{[]string{"occupancy", "--plot", "occ.pdf"}, `--plot "occ.pdf"`},
-		{[]string{"occupancy", "--type", "q5_K"}, "--type"},
+		{[]string{"occupancy", "--type", "tq1_0"}, "--type"},
 		{[]string{"occupancy", "--chip", "M0"}, "unknown chip"},
 		{[]string{"occupancy", "--bogus"}, "flag provided but not defined: -bogus"},
 	} {
