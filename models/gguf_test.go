@@ -35,6 +35,7 @@ var ggmlBlocks = map[uint32][2]int{ // type: weights per block, bytes per block
 	2:  {32, 18},   // q4_0
 	8:  {32, 34},   // q8_0
 	12: {256, 144}, // q4_K
+	34: {256, 54},  // tq1_0 (no Metal matmul kernel)
 }
 
 type ggufKV struct {
@@ -122,8 +123,8 @@ func tinyMoE() []byte {
 	})
 }
 
-// tinyMoEK is a small header with K-quant experts (q4_K gate/up, a type
-// metalsim does not decode; q4_0 down); simrun's tests use it.
+// tinyMoEK is a small header with K-quant experts (q4_K gate/up, q4_0 down);
+// simrun's tests use it.
 func tinyMoEK() []byte {
 	return ggufFile([]ggufKV{
 		{"general.architecture", gString, "qwen3moe"},
@@ -139,6 +140,23 @@ func tinyMoEK() []byte {
 	})
 }
 
+// tinyMoETQ1 is tinyMoEK with tq1_0 gate and up experts, a type ggml's Metal
+// backend has no matmul kernel for; simrun's tests use it.
+func tinyMoETQ1() []byte {
+	return ggufFile([]ggufKV{
+		{"general.architecture", gString, "qwen3moe"},
+		{"general.name", gString, "tiny-moe-tq1"},
+		{"qwen3moe.expert_count", gU32, uint32(2)},
+		{"qwen3moe.expert_used_count", gU32, uint32(1)},
+		{"qwen3moe.embedding_length", gU32, uint32(256)},
+		{"qwen3moe.expert_feed_forward_length", gU32, uint32(32)},
+	}, []ggufTensor{
+		{"blk.0.ffn_gate_exps.weight", []uint64{256, 32, 2}, 34},
+		{"blk.0.ffn_up_exps.weight", []uint64{256, 32, 2}, 34},
+		{"blk.0.ffn_down_exps.weight", []uint64{32, 256, 2}, 2},
+	})
+}
+
 const fixture = "testdata/tiny-moe.gguf"
 
 // TestFixture keeps the committed fixtures equal to the generator's bytes
@@ -146,7 +164,7 @@ const fixture = "testdata/tiny-moe.gguf"
 // fixture (a two-layer qwen3moe with q4_0 experts and q8_0 attention) is what
 // simrun bench -m's tests read.
 func TestFixture(t *testing.T) {
-	for file, want := range map[string][]byte{fixture: tinyMoE(), "testdata/tiny-moe-q4k.gguf": tinyMoEK(),
+	for file, want := range map[string][]byte{fixture: tinyMoE(), "testdata/tiny-moe-q4k.gguf": tinyMoEK(), "testdata/tiny-moe-tq1.gguf": tinyMoETQ1(),
 		"testdata/tiny-qwen3moe-model.gguf": tinyModelTyped("qwen3moe", 2, 4, 2, nil)} {
 		if *update {
 			if err := os.WriteFile(file, want, 0o644); err != nil {
@@ -244,7 +262,7 @@ func TestReadGGUFFallbacks(t *testing.T) {
 	if err != nil || m.FFN != 64 {
 		t.Fatalf("array value: %+v %v", m, err)
 	}
-	// a type metalsim does not decode
+	// a K-quant: its name keeps ggml's case and it is simulated as that type
 	m, err = ReadGGUF(writeTemp(t, "k.gguf", ggufFile(moeKVs("x"), moeTensors(12))))
 	if err != nil {
 		t.Fatal(err)
@@ -252,8 +270,18 @@ func TestReadGGUFFallbacks(t *testing.T) {
 	if m.Tensors[0].Type != "q4_K" {
 		t.Fatalf("type name %q, want q4_K", m.Tensors[0].Type)
 	}
+	mm, err := m.Layer(LayerOptions{Tokens: 32})
+	if err != nil || mm[0].Problem.TypeA != dequant.Q4_K {
+		t.Fatalf("q4_K layer: %+v, %v", mm, err)
+	}
+	// a type without a Metal matmul kernel (tq1_0): the error names the
+	// tensor and the type
+	m, err = ReadGGUF(writeTemp(t, "t.gguf", ggufFile(moeKVs("x"), moeTensors(34))))
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, err = m.Layer(LayerOptions{Tokens: 32})
-	if !errors.Is(err, ErrUnsupportedType) || !strings.Contains(err.Error(), "blk.0.ffn_gate_exps.weight: type q4_K") {
+	if !errors.Is(err, ErrUnsupportedType) || !strings.Contains(err.Error(), "blk.0.ffn_gate_exps.weight: type tq1_0") || !strings.Contains(err.Error(), "no matmul kernel") {
 		t.Fatalf("unsupported type: %v", err)
 	}
 }

@@ -37,7 +37,8 @@ type ExpertTensor struct {
 }
 
 // ErrUnsupportedType is wrapped by Layer when an expert tensor's type is not
-// one metalsim decodes.
+// one of the weight types ggml's Metal matmul kernels take (dequant.Types;
+// tq1_0 and nvfp4 have none).
 var ErrUnsupportedType = errors.New("weight type not simulated")
 
 // LayerOptions choose how the layer's matmuls are built.
@@ -79,8 +80,9 @@ func (m *Model) Layer(o LayerOptions) ([]Matmul, error) {
 			tensor = t.Name
 			if !o.ForceType {
 				var err error
-				if typ, err = dequant.ParseType(strings.ToLower(t.Type)); err != nil {
-					return nil, fmt.Errorf("%s: %s: type %s: %w (metalsim decodes %s)", m.Source, t.Name, t.Type, ErrUnsupportedType, typeNames())
+				// GGUF type names are ggml's, in ggml's case (q4_K)
+				if typ, err = dequant.ParseType(t.Type); err != nil {
+					return nil, fmt.Errorf("%s: %s: type %s: %w: ggml's Metal backend has no matmul kernel for it (metalsim times %s)", m.Source, t.Name, t.Type, ErrUnsupportedType, typeNames())
 				}
 			}
 		}

@@ -93,14 +93,20 @@ func TestModelGGUF(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "every expert tensor simulated as f16 (--type); the file declares gate q4_0, up q4_0, down q8_0") {
 		t.Fatalf("--type override: exit %d\n%s", code, out)
 	}
-	// a type metalsim does not decode: the error names the tensor and suggests --type
+	// K-quant experts are simulated as the file declares them
 	k := "../../models/testdata/tiny-moe-q4k.gguf"
-	code, _, errb = simrunCmd("model", "--gguf", k, "--n", "32", "--draws", "1")
-	if code != exitBadUsed || !strings.Contains(errb, "blk.0.ffn_gate_exps.weight: type q4_K") || !strings.Contains(errb, "pass --type") {
-		t.Fatalf("q4_K: exit %d %q", code, errb)
+	if code, out, errb = simrunCmd("model", "--gguf", k, "--n", "32", "--draws", "1"); code != exitOK || !strings.Contains(out, "q4_K") {
+		t.Fatalf("q4_K: exit %d %q\n%s", code, errb, out)
 	}
-	if code, _, errb = simrunCmd("model", "--gguf", k, "--n", "32", "--draws", "1", "--type", "q8_0"); code != exitOK {
-		t.Fatalf("q4_K with --type: %s", errb)
+	// a type without a Metal matmul kernel: the error names the tensor and
+	// the type and suggests --type
+	tq := "../../models/testdata/tiny-moe-tq1.gguf"
+	code, _, errb = simrunCmd("model", "--gguf", tq, "--n", "32", "--draws", "1")
+	if code != exitBadUsed || !strings.Contains(errb, "blk.0.ffn_gate_exps.weight: type tq1_0") || !strings.Contains(errb, "pass --type") {
+		t.Fatalf("tq1_0: exit %d %q", code, errb)
+	}
+	if code, _, errb = simrunCmd("model", "--gguf", tq, "--n", "32", "--draws", "1", "--type", "q8_0"); code != exitOK {
+		t.Fatalf("tq1_0 with --type: %s", errb)
 	}
 }
 
