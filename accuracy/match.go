@@ -8,6 +8,7 @@ import (
 	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/hw"
+	"github.com/metalsim/metalsim/routing"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 )
@@ -31,6 +32,10 @@ type Case struct {
 	Dense    tile.DenseProblem // MUL_MAT problem (valid when Kernel is mul_mm, mul_mv or mul_mv_ext)
 	Variant  tile.Variant
 	Baseline tile.Variant // relative rows: the variant the delta is against
+	// Routing is the distribution of a MUL_MAT_ID row's expert ids: nil for
+	// the built-in cases' (n_used distinct uniform experts per token),
+	// routing.Shared for a model-graph row.
+	Routing  routing.Routing
 	Modelled bool
 	Reason   string // why the row is not modelled
 	Note     string // what a modelled row's prediction assumes beyond what llama.cpp does
@@ -114,11 +119,13 @@ func matchRow(r hw.Row, opt MatchOptions, chipList map[string]*chips.Chip) (Case
 		}
 		c.Baseline = b
 	}
-	switch r.Op {
-	case hw.OpMulMatID, hw.OpMulMatIDFusion:
-		return matchMulMatID(c)
-	case hw.OpMulMat:
-		return matchMulMat(c)
+	switch {
+	case r.Params.IsGraph():
+		return matchGraph(c)
+	case r.Op == hw.OpMulMatID || r.Op == hw.OpMulMatIDFusion:
+		return matchMulMatID(c, r.Params)
+	case r.Op == hw.OpMulMat:
+		return matchMulMat(c, r.Params)
 	}
 	return c, fmt.Errorf("op %q: not a matmul op", r.Op)
 }
@@ -133,8 +140,9 @@ func supportedTypes() string {
 	return strings.Join(names, ", ")
 }
 
-func matchMulMatID(c Case) (Case, error) {
-	p := c.Row.Params
+// matchMulMatID maps a MUL_MAT_ID row with the built-in cases' parameters p
+// to a problem and the kernel the host picks for it.
+func matchMulMatID(c Case, p hw.Params) (Case, error) {
 	get := func(key string) int {
 		v, err := p.Int(key)
 		if err != nil {
@@ -223,10 +231,9 @@ var plainMulMat = []struct{ key, want string }{
 	{"bs", "[1,1]"}, {"nr", "[1,1]"}, {"per", "[0,1,2,3]"}, {"v", "0"}, {"o", "1"},
 }
 
-// matchMulMat maps a MUL_MAT row to a dense problem and the kernel the host
-// picks for it.
-func matchMulMat(c Case) (Case, error) {
-	p := c.Row.Params
+// matchMulMat maps a MUL_MAT row with the built-in cases' parameters p to a
+// dense problem and the kernel the host picks for it.
+func matchMulMat(c Case, p hw.Params) (Case, error) {
 	if err := requireParams(p, "type_a", "type_b", "m", "n", "k"); err != nil {
 		return c, err
 	}

@@ -125,6 +125,7 @@ type predKey struct {
 	problem tile.Problem
 	dense   tile.DenseProblem
 	variant string
+	routing string // a MUL_MAT_ID row's routing (Case.Routing), "" for the default
 }
 
 // keyOf returns the prediction a case with variant v needs. The variant and
@@ -133,6 +134,9 @@ type predKey struct {
 // prediction, so a relative row of one compares the same time twice.
 func keyOf(c Case, v tile.Variant) predKey {
 	k := predKey{chip: c.Chip, kernel: c.Kernel, path: c.Path, problem: c.Problem, dense: c.Dense, variant: v.Name}
+	if c.Routing != nil {
+		k.routing = c.Routing.Name()
+	}
 	if c.Kernel != KernelMulMMID && c.Kernel != KernelMulMM {
 		k.variant, k.path = "", tile.Simdgroup
 	}
@@ -141,6 +145,9 @@ func keyOf(c Case, v tile.Variant) predKey {
 
 // predict times the kernel the host runs for a case.
 func predict(s *sim.Simulator, c Case, opt sim.Options) (*sim.Result, error) {
+	if c.Routing != nil {
+		opt.Routing = c.Routing
+	}
 	switch c.Kernel {
 	case KernelMulMMID:
 		return s.Run(c.Problem, tile.Kernel{Variant: c.Variant, Path: c.Path}, c.Chip, opt)

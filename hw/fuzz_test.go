@@ -15,6 +15,7 @@ func FuzzParseCase(f *testing.F) {
 	f.Add("MUL_MAT_ID(type_a=q4_0,type_b=f32,n_mats=128,n_used=8,b=0,m=768,n=32,k=2048)")
 	f.Add("MUL_MAT(type_a=q4_0,type_b=f32,m=4096,n=8,k=14336,bs=[1,1],nr=[1,1],per=[0,1,2,3],v=0,o=1)")
 	f.Add("X(a=[(1,2)],b=c=d)")
+	f.Add("MUL_MAT(name=x,type=f32,ne=[64,1,1,1],op_params=[],sources=q4_K[256,64,1,1],f32[256,1,1,1])")
 	f.Fuzz(func(t *testing.T, s string) {
 		op, p, err := ParseCase(s)
 		if err != nil {
@@ -44,6 +45,15 @@ func FuzzParseCase(f *testing.F) {
 			_, _ = p.Bool(k)
 			if l, err := p.Ints(k); err == nil && l == nil {
 				t.Fatalf("Ints(%s) = nil without error", k)
+			}
+		}
+		// the model-graph form: every operand parsed has a shape of positive
+		// extents and no strides or four
+		if srcs, err := p.Sources(); err == nil {
+			for _, o := range srcs {
+				if o.Type == "" || o.Ne[0] < 1 || o.Ne[1] < 1 || o.Ne[2] < 1 || o.Ne[3] < 1 || (o.Nb != nil && len(o.Nb) != 4) {
+					t.Fatalf("operand %+v of %q", o, s)
+				}
 			}
 		}
 	})

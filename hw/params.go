@@ -178,7 +178,8 @@ func (p Params) Ints(key string) ([]int, error) {
 // Surrounding white space is ignored. It is strict: the op is a word, parens
 // and brackets balance, nothing follows the closing paren, keys are non-empty
 // words and unique, values are non-empty. Values may be bracketed lists with
-// commas ("bs=[1,1]"). "OP()" has no parameters.
+// commas ("bs=[1,1]"); the value of "sources" (the model-graph form, graph.go)
+// runs to the end of the case, its commas included. "OP()" has no parameters.
 func ParseCase(s string) (op string, p Params, err error) {
 	s = strings.TrimSpace(s)
 	open := strings.IndexByte(s, '(')
@@ -211,6 +212,9 @@ func parseVars(v string) (Params, error) {
 	var items []string
 	depth, start := 0, 0
 	for i := 0; i < len(v); i++ {
+		if i == start && strings.HasPrefix(v[i:], SourcesKey+"=") {
+			break // the model-graph form's sources run to the end (graph.go)
+		}
 		switch v[i] {
 		case '(', '[':
 			depth++
@@ -265,7 +269,7 @@ func checkPair(key, val string) error {
 			}
 			stack = stack[:len(stack)-1]
 		case ',':
-			if len(stack) == 0 {
+			if len(stack) == 0 && key != SourcesKey {
 				return fmt.Errorf("key %q: value %q: comma outside brackets", key, val)
 			}
 		}

@@ -2,6 +2,7 @@ package routing
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 
 	"github.com/metalsim/metalsim/tile"
@@ -113,3 +114,36 @@ func (r File) Route(p tile.Problem, seed uint64) ([]int32, error) {
 
 // Name implements Routing: "file:PATH".
 func (r File) Name() string { return "file:" + r.Path }
+
+// Shared routes every token to the same n_used experts, 0 .. n_used-1, each
+// token's slots in its own shuffled order: the ids test-backend-ops fills a
+// model-graph MUL_MAT_ID case with (a --test-file row; test_generic_op,
+// tests/test-backend-ops.cpp L7822-7831 at ggml d99724f), unlike its built-in
+// cases' n_used distinct random experts (Uniform).
+type Shared struct{}
+
+// Counts implements Routing: n tokens for each of the first n_used experts.
+func (Shared) Counts(p tile.Problem, _ uint64) ([]int32, error) {
+	tpe := make([]int32, p.Experts)
+	for e := 0; e < p.Used; e++ {
+		tpe[e] = int32(p.Tokens)
+	}
+	return tpe, nil
+}
+
+// Route returns the ids: per token a shuffle of 0 .. n_used-1.
+func (Shared) Route(p tile.Problem, seed uint64) ([]int32, error) {
+	rng := rand.New(rand.NewPCG(seed, 0x7368617265640a00))
+	ids := make([]int32, p.Tokens*p.Used)
+	for t := 0; t < p.Tokens; t++ {
+		row := ids[t*p.Used : (t+1)*p.Used]
+		for s := range row {
+			row[s] = int32(s)
+		}
+		rng.Shuffle(len(row), func(i, j int) { row[i], row[j] = row[j], row[i] })
+	}
+	return ids, nil
+}
+
+// Name implements Routing.
+func (Shared) Name() string { return "shared" }

@@ -25,6 +25,7 @@ func TestRoutingAdapters(t *testing.T) {
 		{Zipf{S: 1.25}, "zipf:1.25"},
 		{Hot{Experts: 4, Fraction: 0.5}, "hot:4:0.5"},
 		{File{Path: "ids.csv", IDs: ids}, "file:ids.csv"},
+		{Shared{}, "shared"},
 	} {
 		if got := tc.r.Name(); got != tc.name {
 			t.Errorf("name %q, want %q", got, tc.name)
