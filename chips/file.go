@@ -9,12 +9,13 @@ import (
 	"io"
 	"io/fs"
 	"maps"
-	"os"
 	"path"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/metalsim/metalsim/fileio"
 )
 
 // Reading chips: the embedded chip files, their bins and inheritance, and a
@@ -136,10 +137,10 @@ func Lookup(name string) (*Chip, error) {
 	return nil, fmt.Errorf("unknown chip %q (known: %s; or load one with --chip-file)", name, strings.Join(names, ", "))
 }
 
-// LoadFile reads a user's chip file; calibration_from may name an embedded
-// chip.
+// LoadFile reads a user's chip file (fileio.ReadFile: a regular file or -,
+// under the chip-file cap); calibration_from may name an embedded chip.
 func LoadFile(file string) (*Chip, error) {
-	data, err := os.ReadFile(file)
+	data, err := fileio.ReadFile(file, fileio.ChipFile)
 	if err != nil {
 		return nil, err
 	}

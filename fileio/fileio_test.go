@@ -202,3 +202,21 @@ func TestCheckTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMEListsTheCaps: README.md's table of input caps has a row for
+// every kind with its default cap.
+func TestREADMEListsTheCaps(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range Kinds() {
+		row := "| " + k.String() + " | " + FormatSize(k.DefaultCap()) + " |"
+		if !strings.Contains(string(readme), row) {
+			t.Errorf("README.md has no row %q", row)
+		}
+	}
+	if !strings.Contains(string(readme), CapVar+"=SIZE") {
+		t.Errorf("README.md does not say that %s raises the caps", CapVar)
+	}
+}

@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/metalsim/metalsim/fileio"
 )
 
 // Descriptor is a golden file descriptor: a file named relative to its
@@ -31,7 +33,7 @@ func (d Descriptor) Read(dir string) ([]byte, error) {
 		return nil, err
 	}
 	path := filepath.Join(dir, d.File)
-	b, err := os.ReadFile(path)
+	b, err := fileio.ReadFile(path, fileio.GoldenData)
 	if err != nil {
 		return nil, fmt.Errorf("file %q: %w", d.File, err)
 	}
@@ -210,7 +212,7 @@ func decodeJSON(data []byte, v any) error {
 // readManifest reads dir/name, returning its bytes and the path for errors.
 func readManifest(dir, name string) ([]byte, string, error) {
 	path := filepath.Join(dir, name)
-	b, err := os.ReadFile(path)
+	b, err := fileio.ReadFile(path, fileio.GoldenManifest)
 	if err != nil {
 		return nil, path, err
 	}

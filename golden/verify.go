@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/fileio"
 )
 
 // Result is one checked item, one line of `simrun golden` output.
@@ -127,7 +128,7 @@ func verifyTable(dir string, info *TableInfo, lt dequant.LookupTable) (string, b
 	if got := sha256Hex(raw); got != info.RawLESHA256 {
 		return fmt.Sprintf("raw_le_sha256: index says %s, built-in table has %s", info.RawLESHA256, got), false
 	}
-	text, err := os.ReadFile(filepath.Join(dir, info.File))
+	text, err := fileio.ReadFile(filepath.Join(dir, info.File), fileio.GoldenData)
 	if err != nil {
 		return err.Error(), false
 	}
@@ -380,7 +381,7 @@ func verifyWidening(tdir string) (Result, bool) {
 		}
 	}
 	path := filepath.Join(tdir, filepath.FromSlash(file))
-	text, err := os.ReadFile(path)
+	text, err := fileio.ReadFile(path, fileio.GoldenData)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && !external:
 		return Result{}, false

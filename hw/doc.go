@@ -10,12 +10,14 @@
 //     test-backend-ops prints;
 //   - [Row]: one measured case, whichever file it came from;
 //   - [CalibrationRows] and [CalibrationFiles]: the calibration sets embedded
-//     from hw/calibration/.
+//     from hw/calibration/;
+//   - [ReadFiles]: reading measurement files of any of those formats, each
+//     through package fileio's bounded reader.
 //
 // Both sources become [Row] values with the same [Params] keys that
 // test-backend-ops prints for a case (type_a, type_b, n_mats, n_used, b, m, n,
 // k for MUL_MAT_ID), so callers can treat calibration rows and log rows alike.
-// hw depends on no other package of the module: it keeps chip names and ops
+// hw depends on no other package of the module but fileio: it keeps chip names and ops
 // as the files write them and knows no chip model, kernel or timing. Judging the model with the rows (matching them to simulated cases,
 // validation, fitting, the accuracy document) is package accuracy's job.
 //

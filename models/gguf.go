@@ -1,9 +1,9 @@
 package models
 
 import (
+	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -11,6 +11,7 @@ import (
 
 	gguf "github.com/gpustack/gguf-parser-go"
 
+	"github.com/metalsim/metalsim/fileio"
 	"github.com/metalsim/metalsim/tile"
 )
 
@@ -47,15 +48,11 @@ func ReadGGUF(path string) (m *Model, err error) {
 // openGGUF parses a GGUF file's header; the caller recovers the parser's
 // panics.
 func openGGUF(path string) (*gguf.GGUFFile, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("gguf: %w", err)
+	if path == fileio.Stdin {
+		return nil, errors.New("gguf -: a GGUF file is read in place (memory-mapped), so it cannot come from standard input; give its name")
 	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("gguf %s: not a regular file", path)
-	}
-	if st.Size() < ggufMinHeader {
-		return nil, fmt.Errorf("gguf %s: %d bytes: too short for a GGUF header (%d bytes: magic, version, tensor and key counts)", path, st.Size(), ggufMinHeader)
+	if err := checkGGUFHeader(path); err != nil {
+		return nil, fmt.Errorf("gguf %s: %w", path, err)
 	}
 	// memory-mapped: the parser reads value by value, and tokenizer arrays
 	// hold 100k+ strings
@@ -67,6 +64,27 @@ func openGGUF(path string) (*gguf.GGUFFile, error) {
 		return nil, fmt.Errorf("gguf %s: %w", path, err)
 	}
 	return f, nil
+}
+
+// checkGGUFHeader checks, before the parser reads it, that path is a regular
+// file long enough for a GGUF header.
+func checkGGUFHeader(path string) error {
+	f, err := fileio.Open(path, fileio.GGUFMetadata)
+	if err != nil {
+		if inner := errors.Unwrap(err); inner != nil {
+			return inner // fileio names the kind and the file; the caller names the file
+		}
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if st.Size() < ggufMinHeader {
+		return fmt.Errorf("%d bytes: too short for a GGUF header (%d bytes: magic, version, tensor and key counts)", st.Size(), ggufMinHeader)
+	}
+	return nil
 }
 
 func modelFromGGUF(path string, f *gguf.GGUFFile) (*Model, error) {

@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/metalsim/metalsim/fileio"
 	"github.com/metalsim/metalsim/tile"
 )
 
@@ -53,9 +53,9 @@ func IDsFormat(file string, data []byte) string {
 
 // ReadIDsFile reads and checks an ids file (see ParseIDs).
 func ReadIDsFile(file string, used, experts int) (*IDsFile, error) {
-	data, err := os.ReadFile(file)
+	data, err := fileio.ReadFile(file, fileio.RoutingIDs)
 	if err != nil {
-		return nil, fmt.Errorf("ids file: %w", err)
+		return nil, err
 	}
 	return ParseIDs(file, data, used, experts)
 }

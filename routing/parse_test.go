@@ -58,7 +58,7 @@ func TestParseErrors(t *testing.T) {
 		{Parser{Experts: 16, Used: 4}, "hot:4:y", `F "y": not a number`},
 		{Parser{Experts: 16, Used: 4}, "hot:4:2", "hot fraction F = 2: must be in [0, 1]"},
 		{Parser{Experts: 16, Used: 4}, "file:", "want file:PATH"},
-		{Parser{Experts: 16, Used: 4, Label: "--routing"}, "file:" + filepath.Join(t.TempDir(), "none.csv"), "--routing: ids file: open"},
+		{Parser{Experts: 16, Used: 4, Label: "--routing"}, "file:" + filepath.Join(t.TempDir(), "none.csv"), "none.csv: no such file or directory"},
 	} {
 		if _, err := tc.ps.Parse(tc.spec); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.spec, err, tc.want)

@@ -7,17 +7,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/metalsim/metalsim/fileio"
 	"github.com/metalsim/metalsim/tile"
 )
 
 // Merge reads the shard files of one sweep (CSV or JSON, as Writer wrote
-// them), writes the rows as one unsharded run writes them, and returns them.
+// them; fileio.ReadFile: regular files or - for standard input, under the
+// sweep-output cap), writes the rows as one unsharded run writes them, and returns them.
 // It fails, naming the file (and the line, or the JSON row, and the column
 // or field), on a foreign file, a row not as Writer writes it (an unknown,
 // missing or re-encoded field; text after the JSON document), a duplicated
@@ -26,7 +27,7 @@ import (
 func Merge(files []string, w io.Writer) ([]*Row, error) {
 	var all []*shardFile
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := fileio.ReadFile(f, fileio.SweepOutput)
 		if err != nil {
 			return nil, err
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -12,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/metalsim/metalsim/fileio"
 )
 
 // Variant specs: a kernel variant as a small TOML file, for what-if runs
@@ -198,9 +199,9 @@ func LoadVariant(arg string) (Variant, *Path, error) {
 		}
 		return v, nil, nil
 	}
-	data, err := os.ReadFile(arg)
+	data, err := fileio.ReadFile(arg, fileio.VariantSpec)
 	if err != nil {
-		return Variant{}, nil, fmt.Errorf("variant spec: %w", err)
+		return Variant{}, nil, err
 	}
 	return ParseVariantSpec(data, arg)
 }

@@ -56,7 +56,7 @@ func TestBadInputFailsEarly(t *testing.T) {
 		// chip flags
 		{[]string{"simulate", "--chip", "M0"}, `--chip: unknown chip "M0"`},
 		// --chip takes a chip file too: a missing or malformed one names itself
-		{[]string{"simulate", "--chip", filepath.Join(dir, "missing.json")}, "--chip: open " + filepath.Join(dir, "missing.json")},
+		{[]string{"simulate", "--chip", filepath.Join(dir, "missing.json")}, "--chip: chip file " + filepath.Join(dir, "missing.json") + ": no such file or directory"},
 		{[]string{"occupancy", "--chip", badChip}, "--chip: chip file " + badChip + ": family: missing"},
 		// an empty chip flag is an error, not the default (it panicked in
 		// simulate, trace and occupancy)
@@ -90,7 +90,7 @@ func TestBadInputFailsEarly(t *testing.T) {
 		{[]string{"trace", "--full", "--out", dir}, "is a directory, want a file name"},
 		{[]string{"trace", "--out", ""}, `--out "": want a file name, or - for standard output`},
 		{[]string{"trace", "--svg", ""}, `--svg "": want a file name`},
-		{[]string{"simulate", "--chip-file", filepath.Join(dir, "none.json")}, "--chip-file: open"},
+		{[]string{"simulate", "--chip-file", filepath.Join(dir, "none.json")}, "--chip-file: chip file " + filepath.Join(dir, "none.json") + ": no such file or directory"},
 		{[]string{"simulate", "--chip", "M5", "--chip-file", chipFile}, `--chip "M5" and --chip-file ` + chipFile + ": give one"},
 		{[]string{"trace", "--chip", "M5", "--chip-file", chipFile}, "give one"},
 		{[]string{"occupancy", "--chip", "M5", "--chip-file", chipFile}, "give one"},
@@ -100,7 +100,7 @@ func TestBadInputFailsEarly(t *testing.T) {
 		{[]string{"validate", empty}, `empty.tsv: empty file`},
 		{[]string{"chips", "--show", "M0"}, `--show: unknown chip "M0"`},
 		{[]string{"chips", "--show", "M5", "--chip-file", chipFile}, `--show "M5" and --chip-file ` + chipFile + ": give one"},
-		{[]string{"chips", "--chip-file", filepath.Join(dir, "none.json")}, "--chip-file: open"},
+		{[]string{"chips", "--chip-file", filepath.Join(dir, "none.json")}, "--chip-file: chip file " + filepath.Join(dir, "none.json") + ": no such file or directory"},
 		// --variant of validate and fit: checked, and only where rows need it
 		{[]string{"validate", "--variant", "nope"}, `--variant: unknown variant "nope"`},
 		{[]string{"validate", "--variant", "halftile"}, "--variant halftile: every row names its variant"},

@@ -105,7 +105,7 @@ func TestCompareErrors(t *testing.T) {
 		{[]string{"upstream"}, "want two variants A B, got 1 arguments"},
 		{[]string{"upstream", "halftile", "tile64x8"}, "want two variants A B, got 3"},
 		{[]string{"upstream", "nope"}, `variant B: unknown variant "nope"`},
-		{[]string{"nope.toml", "upstream"}, "variant A: variant spec: open nope.toml"},
+		{[]string{"nope.toml", "upstream"}, "variant A: variant spec nope.toml: no such file or directory"},
 		{[]string{"--preset", "qwen3-30b", "--m", "64", "upstream", "halftile"}, "--m: the model sets it"},
 		{[]string{"--preset", "qwen3-30b", "--gguf", tinyGGUF, "upstream", "halftile"}, "--preset and --gguf: give one model"},
 		{[]string{"--preset", "llama", "upstream", "halftile"}, `--preset: unknown model preset "llama"`},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/metalsim/metalsim/accuracy"
 	"github.com/metalsim/metalsim/chips"
+	"github.com/metalsim/metalsim/fileio"
 )
 
 // listFlag collects a repeatable string flag.
@@ -134,7 +135,7 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "fit", err)
 		}
 		out := filepath.Join(*outDir, slug(c.Name)+".json")
-		if err := os.WriteFile(out, append(b, '\n'), 0o644); err != nil {
+		if err := fileio.WriteFile(out, append(b, '\n')); err != nil {
 			return fail(stderr, "fit", err)
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", out)

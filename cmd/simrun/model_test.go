@@ -122,7 +122,7 @@ func TestModelErrors(t *testing.T) {
 		{nil, "--preset or --gguf: name the model"},
 		{[]string{"--preset", "mixtral", "--gguf", tinyGGUF}, "--preset and --gguf: give one model"},
 		{[]string{"--preset", "gpt-5"}, `--preset: unknown model preset "gpt-5"`},
-		{[]string{"--gguf", filepath.Join(dir, "none.gguf")}, "--gguf: gguf: stat"},
+		{[]string{"--gguf", filepath.Join(dir, "none.gguf")}, "none.gguf: no such file or directory"},
 		{[]string{"--gguf", notGGUF}, "--gguf: gguf " + notGGUF + ": invalid GGUF format"},
 		{[]string{"--list", "--preset", "mixtral"}, "--list: give it alone"},
 		{[]string{"--preset", "mixtral", "--chip", "M1 Pro,M5"}, "give one chip"},

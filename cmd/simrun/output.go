@@ -1,16 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/metalsim/metalsim/fileio"
 )
 
-// checkOutFile checks an output flag's file: its directory exists and, for
-// a picture, it ends in ext. "-" is standard output.
+// checkOutFile checks an output flag's file before a run (fileio.CheckTarget:
+// its directory exists, it is no directory or device) and, for a picture,
+// that it ends in ext. "-" is standard output.
 func checkOutFile(flagName, file, ext string) error {
 	if file == "-" {
 		return nil
@@ -18,11 +19,8 @@ func checkOutFile(flagName, file, ext string) error {
 	if ext != "" && !strings.EqualFold(filepath.Ext(file), ext) {
 		return fmt.Errorf("%s %q: want a %s file", flagName, file, ext)
 	}
-	if st, err := os.Stat(filepath.Dir(file)); err != nil || !st.IsDir() {
-		return fmt.Errorf("%s %q: no such directory %q", flagName, file, filepath.Dir(file))
-	}
-	if st, err := os.Stat(file); err == nil && st.IsDir() {
-		return fmt.Errorf("%s %q: is a directory, want a file name", flagName, file)
+	if err := fileio.CheckTarget(file); err != nil {
+		return fmt.Errorf("%s: %w", flagName, err)
 	}
 	return nil
 }
@@ -39,23 +37,21 @@ func checkPlotFile(file string) error {
 	return checkOutFile("--plot", file, "")
 }
 
-// writeOut writes b to a file or, for "-", to stdout.
+// writeOut writes b to a file (fileio.WriteFile: whole or not at all) or,
+// for "-", to stdout.
 func writeOut(stdout io.Writer, file string, b []byte) error {
 	if file == "-" {
 		_, err := stdout.Write(b)
 		return err
 	}
-	return os.WriteFile(file, b, 0o644)
+	return fileio.WriteFile(file, b)
 }
 
 // writePlot draws a --plot picture into file, in the format its extension
-// names (png or svg).
+// names (png or svg); a failed drawing or write leaves the file as it was.
 func writePlot(file string, draw func(w io.Writer, format string) error) error {
-	var buf bytes.Buffer
-	if err := draw(&buf, strings.TrimPrefix(strings.ToLower(filepath.Ext(file)), ".")); err != nil {
-		return fmt.Errorf("--plot: %w", err)
-	}
-	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(file)), ".")
+	if err := fileio.Write(file, func(w io.Writer) error { return draw(w, format) }); err != nil {
 		return fmt.Errorf("--plot: %w", err)
 	}
 	return nil

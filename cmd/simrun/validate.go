@@ -1,13 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"crypto/sha256"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -19,87 +15,19 @@ import (
 	"github.com/metalsim/metalsim/trace/plots"
 )
 
-// readMeasurements parses measurement files of any supported format (calibration
-// TSV, test-backend-ops console log, --output sql); with no files it returns the
-// embedded calibration sets. Malformed log lines are reported to stderr and
-// skipped; a malformed TSV is an error, and so is a file of any format that
-// yields no measurement rows, and a file given twice (the same cleaned path,
-// or the same content), whose rows would count twice.
+// readMeasurements reads measurement files (hw.ReadFiles; none: the
+// embedded calibration sets), printing what was skipped to stderr.
 func readMeasurements(files []string, stderr io.Writer) ([]hw.Row, []string, error) {
-	if len(files) == 0 {
-		rows, err := hw.CalibrationRows()
-		return rows, hw.CalibrationFiles(), err
-	}
-	byPath := map[string]string{}
-	for _, f := range files {
-		if prev, dup := byPath[filepath.Clean(f)]; dup {
-			if prev == f {
-				return nil, nil, fmt.Errorf("%s: given twice; give each measurement file once", f)
-			}
-			return nil, nil, fmt.Errorf("%s: given twice (as %s and %s); give each measurement file once", f, prev, f)
-		}
-		byPath[filepath.Clean(f)] = f
-	}
-	byContent := map[[sha256.Size]byte]string{}
-	var rows []hw.Row
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, nil, err
-		}
-		sum := sha256.Sum256(data)
-		if prev, dup := byContent[sum]; dup && len(data) > 0 {
-			return nil, nil, fmt.Errorf("%s: the same content as %s (a copy or a link?); give each measurement file once", f, prev)
-		}
-		byContent[sum] = f
-		switch hw.Sniff(data) {
-		case hw.FormatTSV:
-			r, err := hw.ParseTSV(bytes.NewReader(data), f)
-			if err != nil {
-				return nil, nil, err
-			}
-			rows = append(rows, r...)
-		case hw.FormatConsole, hw.FormatSQL:
-			lg, err := hw.ParseLog(bytes.NewReader(data), f)
-			if err != nil {
-				return nil, nil, err
-			}
-			for _, e := range lg.Errors {
-				fmt.Fprintf(stderr, "warning: %v (line skipped)\n", e)
-			}
-			for _, s := range lg.SkippedOps() {
-				why := "not a matmul op"
-				if s.Reason != "other op" {
-					why = s.Reason // the sql rows of another mode (grad, support)
-				}
-				fmt.Fprintf(stderr, "%s: %d lines of %s skipped (%s)\n", f, s.Lines, opName(s.Op), why)
-			}
-			for _, u := range lg.Unsupported {
-				fmt.Fprintf(stderr, "%s: line %d: %s not supported by the backend\n", f, u.Line, u.Op)
-			}
-			if err := lg.CheckRows(f); err != nil {
-				return nil, nil, err
-			}
-			rows = append(rows, lg.Rows...)
-		default:
-			first, _, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
-			switch {
-			case first == "":
-				return nil, nil, fmt.Errorf("%s: empty file (want a calibration TSV, a test-backend-ops log or its --output sql form)", f)
-			case strings.Contains(first, "\t"):
-				return nil, nil, fmt.Errorf("%s: its first line has tabs but does not start with #: a calibration TSV's header line is \"# \" and the column names (\"# chip<TAB>gpu_path<TAB>op ...\"); nor is it a test-backend-ops log or its --output sql form", f)
-			}
-			return nil, nil, fmt.Errorf("%s: not a calibration TSV, a test-backend-ops log or its --output sql form", f)
+	m, err := hw.ReadFiles(files)
+	if m != nil {
+		for _, n := range m.Notes {
+			fmt.Fprintln(stderr, n)
 		}
 	}
-	return rows, files, nil
-}
-
-func opName(op string) string {
-	if op == "" {
-		return "backend notices"
+	if err != nil {
+		return nil, nil, err
 	}
-	return op
+	return m.Rows, m.Files, nil
 }
 
 // measureFlags pick how rows map to chips and variants.

@@ -26,6 +26,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/metalsim/metalsim/fileio"
 )
 
 // table describes one input file and the Go arrays made from it.
@@ -78,14 +80,14 @@ func main() {
 	if err != nil {
 		log.Fatalf("formatting generated code: %v", err)
 	}
-	if err := os.WriteFile(*out, src, 0o644); err != nil {
+	if err := fileio.WriteFile(*out, src); err != nil {
 		log.Fatal(err)
 	}
 }
 
 // readTable parses one table file strictly.
 func readTable(path string, t table) ([]uint64, error) {
-	f, err := os.Open(path)
+	f, err := os.Open(path) // the repository's own table files, not user input
 	if err != nil {
 		return nil, err
 	}
