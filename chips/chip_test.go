@@ -204,6 +204,10 @@ func TestChipFileErrors(t *testing.T) {
 		// one object per file: what follows it is an error, not ignored
 		{func(s string) string { return s + `{"garbage": true}` }, "content after the chip object"},
 		{func(s string) string { return s + " xyz" }, "content after the chip object"},
+		// an empty or cut file says so (not the decoder's bare EOF)
+		{func(string) string { return "" }, "edited.json: empty: a chip file holds one JSON object"},
+		{func(string) string { return " \n\t\n" }, "edited.json: empty: a chip file holds one JSON object"},
+		{func(s string) string { return s[:len(s)/2] }, "edited.json: the file ends inside the chip object (a truncated file?)"},
 		// a threadgroup's limits cannot exceed its core's
 		{func(s string) string {
 			return strings.Replace(s, `"tg_memory_per_tg_bytes": {"value": 32768,`, `"tg_memory_per_tg_bytes": {"value": 4194304,`, 1)

@@ -163,10 +163,16 @@ func LoadFile(file string) (*Chip, error) {
 // Parse decodes and validates one chip file. Unknown fields, missing fields,
 // missing sources and out-of-range values are errors naming the field.
 func Parse(data []byte, file string) (*Chip, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("chip file %s: empty: a chip file holds one JSON object (simrun chips --show NAME prints one to start from)", file)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var c Chip
 	if err := dec.Decode(&c); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("chip file %s: the file ends inside the chip object (a truncated file?)", file)
+		}
 		return nil, fmt.Errorf("chip file %s: %w", file, err)
 	}
 	if tok, err := dec.Token(); err != io.EOF {

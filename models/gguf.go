@@ -1,8 +1,10 @@
 package models
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"regexp"
 	"slices"
@@ -67,7 +69,9 @@ func openGGUF(path string) (*gguf.GGUFFile, error) {
 }
 
 // checkGGUFHeader checks, before the parser reads it, that path is a regular
-// file long enough for a GGUF header.
+// file long enough for a GGUF header and, for GGUF v2 and later, that its
+// metadata keys are possible (checkGGUFMetadata), so that a corrupt length
+// is reported as what it is.
 func checkGGUFHeader(path string) error {
 	f, err := fileio.Open(path, fileio.GGUFMetadata)
 	if err != nil {
@@ -84,7 +88,14 @@ func checkGGUFHeader(path string) error {
 	if st.Size() < ggufMinHeader {
 		return fmt.Errorf("%d bytes: too short for a GGUF header (%d bytes: magic, version, tensor and key counts)", st.Size(), ggufMinHeader)
 	}
-	return nil
+	var head [8]byte
+	if _, err := io.ReadFull(f, head[:]); err != nil {
+		return err
+	}
+	if string(head[:4]) != "GGUF" || binary.LittleEndian.Uint32(head[4:]) < 2 {
+		return nil // not GGUF, or v1 (32-bit lengths): the parser says what it is
+	}
+	return checkGGUFMetadata(f, st.Size())
 }
 
 func modelFromGGUF(path string, f *gguf.GGUFFile) (*Model, error) {

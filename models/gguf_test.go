@@ -311,6 +311,12 @@ func TestReadGGUFErrors(t *testing.T) {
 			{"blk.0.ffn_gate_exps.weight", []uint64{256, 512}, 2},
 			{"blk.0.ffn_up_exps.weight", []uint64{256, 64, 8}, 2},
 			{"blk.0.ffn_down_exps.weight", []uint64{64, 256, 8}, 2}}), "blk.0.ffn_gate_exps.weight: 2 dimensions, want 3"},
+		// a key of impossible length is reported as that, before the key
+		// count (which a corrupt first key also makes impossible)
+		{"key too long", keyLength(good, 70000), "metadata key 0 (byte 24): length 70000: impossible, a GGUF key is at most 65535 bytes"},
+		{"key past the end", keyLength(good, 60000), "metadata key 0 (byte 24): length 60000, but the file has"},
+		{"key huge, count huge", keyCount(keyLength(good, 1<<62), 1<<40), "metadata key 0 (byte 24): length 4611686018427387904: impossible"},
+		{"count past the end", keyCount(ggufFile(moeKVs("x"), nil), 1000), "metadata key count 1000: the file ends after"},
 		{"zero alignment", ggufFile(append(moeKVs("x"), ggufKV{"general.alignment", gU32, uint32(0)}), moeTensors(2)), "gguf"},
 	} {
 		name := "tiny.gguf"
@@ -322,6 +328,21 @@ func TestReadGGUFErrors(t *testing.T) {
 	if _, err := ReadGGUF(filepath.Join(t.TempDir(), "missing.gguf")); err == nil || !strings.Contains(err.Error(), "missing.gguf") {
 		t.Errorf("missing file: %v", err)
 	}
+}
+
+// keyLength returns a copy of a GGUF v3 file whose first metadata key
+// claims n bytes.
+func keyLength(file []byte, n uint64) []byte {
+	out := bytes.Clone(file)
+	binary.LittleEndian.PutUint64(out[24:], n)
+	return out
+}
+
+// keyCount returns a copy of a GGUF v3 file that claims n metadata keys.
+func keyCount(file []byte, n uint64) []byte {
+	out := bytes.Clone(file)
+	binary.LittleEndian.PutUint64(out[16:], n)
+	return out
 }
 
 // FuzzReadGGUF: any bytes give a model or an error, never a panic or a hang.
