@@ -25,8 +25,8 @@ type Measurements struct {
 // fileio.ReadFile (a regular file, or - for standard input, under the
 // measurement-file cap); with no files it returns the embedded calibration
 // sets. A log's malformed lines are skipped with a note; every other problem
-// is an error naming the file: a malformed TSV, a file that yields no
-// measurement rows, a file of no
+// is an error naming the file: a malformed TSV, a log cut off inside a line
+// that does not parse, a file that yields no measurement rows, a file of no
 // supported format, and a file given twice (the same cleaned path, or the
 // same content), whose rows would count twice. With an error, the notes of
 // what was read before it are still returned.
@@ -78,6 +78,9 @@ func (m *Measurements) read(f string, data []byte) error {
 		lg, err := ParseLog(bytes.NewReader(data), f)
 		if err != nil {
 			return err
+		}
+		if lg.Cut != nil {
+			return fmt.Errorf("%v: the file ends inside this line (cut off while test-backend-ops was writing it?); give the whole log", *lg.Cut)
 		}
 		for _, e := range lg.Errors {
 			m.Notes = append(m.Notes, fmt.Sprintf("warning: %v (line skipped)", e))

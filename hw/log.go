@@ -3,7 +3,6 @@ package hw
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -27,6 +26,11 @@ type Log struct {
 	Skipped []Skipped
 	// Errors are the malformed lines; every other line is still parsed.
 	Errors []LineError
+	// Cut is the last of Errors when it is the input's last line and no line
+	// end follows it: the log was cut off inside that line (a copy taken
+	// while test-backend-ops was still writing, a partial download), so the
+	// file is not whole. nil otherwise.
+	Cut *LineError
 }
 
 // Backend is one backend header of a console log.
@@ -69,116 +73,6 @@ type Skipped struct {
 	Backend string // the current backend name, "" if none
 }
 
-// OpCount is the number of lines of one op.
-type OpCount struct {
-	Op     string
-	Reason string // Skipped.Reason: "other op", "grad mode", ...
-	Lines  int
-}
-
-// SkippedOps counts the lines in Skipped per op and reason (backend lines
-// excluded), sorted by op name, then reason.
-func (l *Log) SkippedOps() []OpCount {
-	type key struct{ op, reason string }
-	counts := map[key]int{}
-	for _, s := range l.Skipped {
-		if s.Op != "" {
-			counts[key{s.Op, s.Reason}]++
-		}
-	}
-	out := make([]OpCount, 0, len(counts))
-	for k, n := range counts {
-		out = append(out, OpCount{Op: k.op, Reason: k.reason, Lines: n})
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Op != out[j].Op {
-			return out[i].Op < out[j].Op
-		}
-		return out[i].Reason < out[j].Reason
-	})
-	return out
-}
-
-// CheckRows returns nil when the log holds measurement rows, else an error
-// "SOURCE: no measurement rows (N lines skipped: ...)" that counts the lines
-// read instead by reason (malformed, with their line numbers; test-mode
-// results; not supported; other ops; ...). A log that is valid but measures
-// nothing this package reads, such as one of only header lines or one whose
-// perf lines are all truncated, is no measurement file.
-func (l *Log) CheckRows(source string) error {
-	if len(l.Rows) > 0 {
-		return nil
-	}
-	var parts []string
-	total := 0
-	add := func(n int, one, many string) {
-		if n > 0 {
-			total += n
-			if n > 1 {
-				one = many
-			}
-			parts = append(parts, fmt.Sprintf("%d %s", n, one))
-		}
-	}
-	if len(l.Errors) > 0 {
-		lines := make([]int, len(l.Errors))
-		for i, e := range l.Errors {
-			lines[i] = e.Line
-		}
-		add(len(l.Errors), "malformed ("+lineList(lines)+")", "malformed ("+lineList(lines)+")")
-	}
-	add(len(l.Tests), "test-mode result", "test-mode results")
-	add(len(l.Unsupported), "case not supported by the backend", "cases not supported by the backend")
-	reasons := map[string]int{}
-	var order []string
-	for _, s := range l.Skipped {
-		if reasons[s.Reason] == 0 {
-			order = append(order, s.Reason)
-		}
-		reasons[s.Reason]++
-	}
-	for _, r := range order {
-		switch r {
-		case "other op":
-			add(reasons[r], "line of another op", "lines of other ops")
-		case "backend skipped":
-			add(reasons[r], "skipped backend", "skipped backends")
-		default:
-			add(reasons[r], "row of "+r, "rows of "+r)
-		}
-	}
-	if total == 0 {
-		return fmt.Errorf("%s: no measurement rows (no perf line of MUL_MAT_ID, MUL_MAT_ID_FUSION or MUL_MAT, "+
-			"such as \"  MUL_MAT_ID(type_a=q4_0,...): 8 runs - 3258.60 us/run - ...\")", source)
-	}
-	noun := "lines"
-	if total == 1 {
-		noun = "line"
-	}
-	return fmt.Errorf("%s: no measurement rows (%d %s skipped: %s)", source, total, noun, strings.Join(parts, ", "))
-}
-
-// lineList renders line numbers as "line 4" or "lines 4, 7, 9 and 12 more".
-func lineList(lines []int) string {
-	const show = 5
-	if len(lines) == 1 {
-		return fmt.Sprintf("line %d", lines[0])
-	}
-	var b strings.Builder
-	b.WriteString("lines ")
-	for i, n := range lines {
-		if i == show {
-			fmt.Fprintf(&b, " and %d more", len(lines)-show)
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%d", n)
-	}
-	return b.String()
-}
-
 // ParseLog reads the raw output of test-backend-ops in perf or test mode:
 // console output (possibly with ANSI colour codes, CRLF line ends, several
 // backends, unrelated lines such as ggml init messages, which are ignored) or
@@ -201,12 +95,18 @@ func lineList(lines []int) string {
 // test-backend-ops output at all (empty, or nothing recognisable).
 func ParseLog(r io.Reader, source string) (*Log, error) {
 	lp := logParser{source: source, log: &Log{}, cur: -1}
-	err := eachLine(r, source, func(n int, line string) error {
+	tail := &lastByteReader{r: r}
+	last := 0
+	err := eachLine(tail, source, func(n int, line string) error {
 		lp.line(n, line)
+		last = n
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	if errs := lp.log.Errors; len(errs) > 0 && errs[len(errs)-1].Line == last && tail.n > 0 && tail.last != '\n' {
+		lp.log.Cut = &errs[len(errs)-1]
 	}
 	if !lp.recognized {
 		const want = "want test-backend-ops console output (\"Backend 1/2: MTL0\" headers, lines like " +
@@ -221,6 +121,22 @@ func ParseLog(r io.Reader, source string) (*Log, error) {
 		return nil, fmt.Errorf("%s: no test-backend-ops output found; %s", source, want)
 	}
 	return lp.log, nil
+}
+
+// lastByteReader remembers the last byte read through it.
+type lastByteReader struct {
+	r    io.Reader
+	n    int64
+	last byte
+}
+
+func (l *lastByteReader) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	if n > 0 {
+		l.n += int64(n)
+		l.last = p[n-1]
+	}
+	return n, err
 }
 
 type logParser struct {

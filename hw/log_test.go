@@ -490,3 +490,31 @@ func TestLogCheckRows(t *testing.T) {
 		})
 	}
 }
+
+// TestParseLogCut: a log whose last line has no line end and does not parse
+// was cut off inside that line (Log.Cut); the same line with its line end is
+// only a malformed line, and a whole last line without one is no cut.
+func TestParseLogCut(t *testing.T) {
+	const head = "Backend 1/1: MTL0\n  Device description: Apple M1 Pro\n"
+	const perf = "  MUL_MAT_ID(type_a=q4_0,type_b=f32,n_mats=16,n_used=4,b=0,m=64,n=32,k=256): 10 runs - 100.00 us/run - 2.10 MFLOP/run - 21.00 GFLOPS"
+	for _, tc := range []struct {
+		text    string
+		cutLine int // 0: not cut
+	}{
+		{head + perf + "\n" + perf[:60], 4},
+		{head + perf + "\n" + perf[:60] + "\n", 0},
+		{head + perf + "\n" + perf, 0},
+		{head + perf[:60] + "\n" + perf + "\n", 0},
+	} {
+		lg, err := ParseLog(strings.NewReader(tc.text), "cut.log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case tc.cutLine == 0 && lg.Cut != nil:
+			t.Errorf("%q: cut at %v, want no cut", tc.text, *lg.Cut)
+		case tc.cutLine != 0 && (lg.Cut == nil || lg.Cut.Line != tc.cutLine):
+			t.Errorf("%q: cut %v, want line %d", tc.text, lg.Cut, tc.cutLine)
+		}
+	}
+}

@@ -60,11 +60,11 @@ func TestBadInputFailsEarly(t *testing.T) {
 		{[]string{"occupancy", "--chip", badChip}, "--chip: chip file " + badChip + ": family: missing"},
 		// an empty chip flag is an error, not the default (it panicked in
 		// simulate, trace and occupancy)
-		{[]string{"simulate", "--chip", ""}, `--chip "": want a chip name or alias`},
-		{[]string{"trace", "--chip", " ", "--out", filepath.Join(dir, "t.json")}, `--chip " ": want a chip name or alias`},
-		{[]string{"occupancy", "--chip", ""}, `--chip "": want a chip name or alias`},
-		{[]string{"validate", "--chip", "", oneRow}, `--chip "": want a chip name or alias`},
-		{[]string{"simulate", "--chip-file", ""}, `--chip-file "": want the path of a chip file`},
+		{[]string{"simulate", "--chip", ""}, `--chip "": empty; give a value (`},
+		{[]string{"trace", "--chip", " ", "--out", filepath.Join(dir, "t.json")}, `--chip " ": empty; give a value (`},
+		{[]string{"occupancy", "--chip", ""}, `--chip "": empty; give a value (`},
+		{[]string{"validate", "--chip", "", oneRow}, `--chip "": empty; give a value (`},
+		{[]string{"simulate", "--chip-file", ""}, `--chip-file "": empty; give a value (`},
 		// the tile's k check names --k too (it comes from the plan, not the
 		// problem's own validation)
 		{[]string{"simulate", "--type", "f32", "--k", "80"}, "--k: problem: k = 80: must be a multiple of the tile's nk = 32"},
@@ -72,7 +72,7 @@ func TestBadInputFailsEarly(t *testing.T) {
 		{[]string{"trace", "--type", "f32", "--k", "80"}, "--k: problem: k = 80"},
 		{[]string{"trace", "--window", "0:5", "--out", filepath.Join(dir, "same.svg"), "--svg", filepath.Join(dir, "same.svg")}, "the same file as --out"},
 		// an empty --path is not the chip's default path
-		{[]string{"sweep", "--path", ""}, `--path "": empty; leave the flag out for its default`},
+		{[]string{"sweep", "--path", ""}, `--path "": empty; give a value (`},
 		{[]string{"compare", "--path", " ", "upstream", "halftile"}, `--path " ": empty`},
 		{[]string{"model", "--preset", "qwen3-30b", "--path", ""}, `--path "": empty`},
 		// an empty list item is an error, not dropped; an empty --shapes is
@@ -85,11 +85,11 @@ func TestBadInputFailsEarly(t *testing.T) {
 		// repeated a repeated chip
 		{[]string{"compare", "--n", "32,32", "upstream", "halftile"}, `--n "32,32": "32" is given twice`},
 		{[]string{"sweep", "--chip", "M1 Pro, M1 Pro"}, `--chip "M1 Pro, M1 Pro": "M1 Pro" is given twice`},
-		{[]string{"compare", "--shapes", "", "upstream", "halftile"}, `--shapes "": want a comma-separated list of MxK`},
+		{[]string{"compare", "--shapes", "", "upstream", "halftile"}, `--shapes "": empty; give a value (`},
 		// trace outputs are checked before the run: a directory, an empty name
 		{[]string{"trace", "--full", "--out", dir}, "is a directory, want a file name"},
-		{[]string{"trace", "--out", ""}, `--out "": want a file name, or - for standard output`},
-		{[]string{"trace", "--svg", ""}, `--svg "": want a file name`},
+		{[]string{"trace", "--out", ""}, `--out "": empty; give a value (`},
+		{[]string{"trace", "--svg", ""}, `--svg "": empty; give a value (`},
 		{[]string{"simulate", "--chip-file", filepath.Join(dir, "none.json")}, "--chip-file: chip file " + filepath.Join(dir, "none.json") + ": no such file or directory"},
 		{[]string{"simulate", "--chip", "M5", "--chip-file", chipFile}, `--chip "M5" and --chip-file ` + chipFile + ": give one"},
 		{[]string{"trace", "--chip", "M5", "--chip-file", chipFile}, "give one"},

@@ -66,9 +66,6 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "compare", err)
 	}
-	if err := checkGivenNotEmpty(fs, "empty; leave the flag out for its default", "path"); err != nil {
-		return fail(stderr, "compare", err)
-	}
 	path, err := parsePath(*pathFlag)
 	if err != nil {
 		return fail(stderr, "compare", err)

@@ -189,17 +189,8 @@ func (f *chipFlags) registerUsage(fs *flag.FlagSet, def, chipUsage, fileUsage st
 }
 
 // chip returns the selected chip, or nil when neither flag is set (and the
-// command has no default chip). A flag given an empty value is an error, not
-// the default.
+// command has no default chip).
 func (f *chipFlags) chip() (*chips.Chip, error) {
-	if f.fs != nil {
-		if err := checkGivenNotEmpty(f.fs, "want the path of a chip file", "chip-file"); err != nil {
-			return nil, err
-		}
-		if err := checkGivenNotEmpty(f.fs, "want a chip name or alias (simrun chips lists them)", "chip"); err != nil {
-			return nil, err
-		}
-	}
 	if f.file != "" {
 		if f.fs != nil && flagsGiven(f.fs)["chip"] {
 			return nil, fmt.Errorf("--chip %q and --chip-file %s: give one", f.name, f.file)
@@ -259,20 +250,6 @@ func (f *simFlags) writeRates(stderr io.Writer) {
 	st, us, cycles := f.totals.Read()
 	st.Wall = time.Since(f.start)
 	_ = trace.WriteRates(stderr, st, us, cycles) // a failed write to stderr has nowhere to be reported
-}
-
-// checkGivenNotEmpty reports the first flag among names that was given an
-// empty (or blank) value, saying what the flag wants: for a flag whose
-// default is empty or a chip's, --flag "" would otherwise silently mean that
-// default.
-func checkGivenNotEmpty(fs *flag.FlagSet, want string, names ...string) error {
-	given := flagsGiven(fs)
-	for _, n := range names {
-		if f := fs.Lookup(n); f != nil && given[n] && strings.TrimSpace(f.Value.String()) == "" {
-			return fmt.Errorf("--%s %q: %s", n, f.Value.String(), want)
-		}
-	}
-	return nil
 }
 
 // parsePath reads the --path of the commands that take variant lists: nil

@@ -14,11 +14,11 @@ import (
 	"strings"
 )
 
-// Exit codes.
+// Exit codes: the one rule every command follows (README, "Exit codes").
 const (
 	exitOK      = 0
-	exitFailed  = 1 // the command ran and found failures (golden mismatch, ...)
-	exitBadUsed = 2 // bad flags or unreadable input
+	exitFailed  = 1 // the command ran and a check it makes failed (a golden case, emulate's error bound, occupancy's launch, sweep or merge points)
+	exitBadUsed = 2 // bad input (a flag, an argument, a file) or an output that could not be written
 )
 
 // command is one subcommand.
@@ -140,13 +140,25 @@ func newFlags(name, summary string, stderr io.Writer) *flag.FlagSet {
 }
 
 // parse parses flags; it returns the exit code to use when parsing stopped
-// (help: 0, error: 2) and ok = false.
+// (help: 0, error: 2) and ok = false. A text flag given an empty (or blank)
+// value is an error: it would otherwise silently mean the flag's default.
 func parse(fs *flag.FlagSet, args []string) (int, bool) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK, false
 		}
 		return exitBadUsed, false
+	}
+	var empty *flag.Flag
+	fs.Visit(func(f *flag.Flag) {
+		if g, ok := f.Value.(flag.Getter); ok && empty == nil {
+			if s, ok := g.Get().(string); ok && strings.TrimSpace(s) == "" {
+				empty = f
+			}
+		}
+	})
+	if empty != nil {
+		return fail(fs.Output(), fs.Name(), fmt.Errorf("--%s %q: empty; give a value (%s) or leave the flag out for its default", empty.Name, empty.Value.String(), empty.Usage)), false
 	}
 	return 0, true
 }

@@ -79,9 +79,6 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "model", fmt.Errorf("--chip %q: give one chip (simrun compare and sweep take lists)", *chipFlag))
 	}
 	chip := chips[0]
-	if err := checkGivenNotEmpty(fs, "empty; leave the flag out for its default", "path"); err != nil {
-		return fail(stderr, "model", err)
-	}
 	path, err := parsePath(*pathFlag)
 	if err != nil {
 		return fail(stderr, "model", err)

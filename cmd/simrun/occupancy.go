@@ -137,8 +137,7 @@ func runOccupancy(args []string, stdout, stderr io.Writer) int {
 		if err := writePlot(*plotFile, func(w io.Writer, format string) error {
 			return plots.WriteOccupancy(w, format, chip, label, nThreads, nRegs, nMem, lo, hi)
 		}); err != nil {
-			fmt.Fprintf(stderr, "simrun occupancy: %v\n", err)
-			return exitFailed
+			return fail(stderr, "occupancy", err)
 		}
 		fmt.Fprintf(stdout, "\nwrote %s\n", *plotFile)
 	}

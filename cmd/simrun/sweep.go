@@ -61,9 +61,6 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFlagsOnly(fs, args, "sweep", stderr); !ok {
 		return code
 	}
-	if err := checkGivenNotEmpty(fs, "empty; leave the flag out for its default", "path"); err != nil {
-		return fail(stderr, "sweep", err)
-	}
 	sw, err := parseSweepFlags(&shape, &sf, *nFlag, *variantFlag, *chipFlag, *pathFlag, *routingFlag, *skewFlag)
 	if err != nil {
 		return fail(stderr, "sweep", err)

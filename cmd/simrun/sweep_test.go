@@ -219,7 +219,7 @@ func TestSweepFlagErrors(t *testing.T) {
 		{[]string{"--routing", "file:" + ids, "--n", "32"}, "--n 32: --routing file:" + ids + " holds 2 tokens (a file routing fixes n; use --n 2)"},
 		{[]string{"--format", "xml"}, `--format "xml": allowed csv, json`},
 		{[]string{"--variant", "nope"}, `--variant: unknown variant "nope"`},
-		{[]string{"--variant", ""}, "--variant: want one or more variants"},
+		{[]string{"--variant", ""}, `--variant "": empty; give a value (`},
 		{[]string{"--chip", "M9"}, `--chip: unknown chip "M9"`},
 		{[]string{"--chip", "x.json"}, "--chip: chip file x.json: no such file or directory"},
 		{[]string{"--path", "diagonal"}, `--path: unknown gpu path "diagonal"`},

@@ -104,9 +104,6 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "trace", fmt.Errorf("--sample = %g: %.0f DRAM samples over the window leave no room under --max-events = %d", *sample, n, *maxEvents))
 	}
 	pics := []picture{{"png", *pngFile}, {"svg", *svgFile}}
-	if err := checkGivenNotEmpty(fs, "want a file name, or - for standard output", "out", "png", "svg"); err != nil {
-		return fail(stderr, "trace", err)
-	}
 	writeJSON := *out != "" && (set["out"] || *pngFile == "" && *svgFile == "")
 	toStdout := 0
 	if writeJSON {
@@ -160,37 +157,48 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	}
 	tl := rec.Timeline()
 
+	// draw every output before writing any, so that one that cannot be drawn
+	// leaves every file as it was and prints no summary
+	var jsonOut bytes.Buffer
+	var jsonSt trace.PerfettoStats
+	if writeJSON {
+		if jsonSt, err = trace.WritePerfetto(&jsonOut, tl); err != nil {
+			return fail(stderr, "trace", err)
+		}
+	}
+	bufs, stats := make([]bytes.Buffer, len(pics)), make([]trace.TimelineStats, len(pics))
+	for i, pc := range pics {
+		if pc.file != "" {
+			if stats[i], err = trace.WriteTimeline(&bufs[i], tl, trace.TimelineOptions{Format: pc.format, MaxRows: *maxRows}); err != nil {
+				return fail(stderr, "trace", fmt.Errorf("--%s: %w", pc.format, err))
+			}
+		}
+	}
+	if writeJSON {
+		if err := writeOut(stdout, *out, jsonOut.Bytes()); err != nil {
+			return fail(stderr, "trace", fmt.Errorf("--out: %w", err))
+		}
+	}
+	for i, pc := range pics {
+		if pc.file != "" {
+			if err := writeOut(stdout, pc.file, bufs[i].Bytes()); err != nil {
+				return fail(stderr, "trace", fmt.Errorf("--%s: %w", pc.format, err))
+			}
+		}
+	}
 	summary := stdout
 	if toStdout > 0 {
 		summary = stderr
 	}
 	if writeJSON {
-		var buf bytes.Buffer
-		st, err := trace.WritePerfetto(&buf, tl)
-		if err != nil {
-			return fail(stderr, "trace", err)
-		}
-		if err := writeOut(stdout, *out, buf.Bytes()); err != nil {
-			return fail(stderr, "trace", fmt.Errorf("--out: %w", err))
-		}
-		trace.WritePerfettoSummary(summary, displayName(*out), tl, st, res)
+		trace.WritePerfettoSummary(summary, displayName(*out), tl, jsonSt, res)
 	} else {
 		trace.WriteRunSummary(summary, tl, res)
 	}
-	for _, pc := range pics {
-		if pc.file == "" {
-			continue
+	for i, pc := range pics {
+		if pc.file != "" {
+			trace.WriteTimelineSummary(summary, displayName(pc.file), pc.format, tl, stats[i])
 		}
-		var buf bytes.Buffer
-		st, err := trace.WriteTimeline(&buf, tl, trace.TimelineOptions{Format: pc.format, MaxRows: *maxRows})
-		if err != nil {
-			fmt.Fprintf(stderr, "simrun trace: --%s: %v\n", pc.format, err)
-			return exitFailed
-		}
-		if err := writeOut(stdout, pc.file, buf.Bytes()); err != nil {
-			return fail(stderr, "trace", fmt.Errorf("--%s: %w", pc.format, err))
-		}
-		trace.WriteTimelineSummary(summary, displayName(pc.file), pc.format, tl, st)
 	}
 	if err := trace.WriteNotes(summary, "  ", study.Notes(w, kern, k)); err != nil {
 		return fail(stderr, "trace", err)
