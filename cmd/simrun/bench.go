@@ -1,13 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/metalsim/metalsim/bench"
+	"github.com/metalsim/metalsim/fileio"
 	"github.com/metalsim/metalsim/sim"
 )
 
@@ -219,12 +220,12 @@ func runBenchCalibration(fitFile, validateFile string, doc bool, given map[strin
 	return okOr(stderr, err)
 }
 
-// readRows reads a llama-bench results file.
+// readRows reads a llama-bench results file (fileio.ReadFile: a regular
+// file or -, under the measurement-file cap).
 func readRows(file string) ([]bench.Row, error) {
-	f, err := os.Open(file)
+	data, err := fileio.ReadFile(file, fileio.Measurements)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return bench.ParseRows(f, file)
+	return bench.ParseRows(bytes.NewReader(data), file)
 }

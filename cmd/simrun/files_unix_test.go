@@ -22,6 +22,7 @@ func readerArgs(f string) [][]string {
 		{"simulate", "--variant", f},
 		{"sweep", "--routing", "file:" + f, "--n", "32"},
 		{"model", "--gguf", f},
+		{"bench", "--validate", f},
 	}
 }
 
