@@ -42,10 +42,14 @@ type CVFold struct {
 	DeltaErr float64 // mean |delta error| of the held-out pairs, pp
 }
 
+// MaxEvals bounds FitOptions.MaxEvals: an evaluation times every row (about
+// a second on the calibration sets), and --cv repeats the fit per problem.
+const MaxEvals = 1000
+
 // FitOptions control a fit.
 type FitOptions struct {
 	Sim      sim.Options
-	MaxEvals int  // objective evaluations per fit (default 40 per parameter)
+	MaxEvals int  // objective evaluations per fit, in [0, MaxEvals] (0: 40 per parameter)
 	CV       bool // run leave-one-problem-out cross-validation
 	// DeltaWeight weighs the variant-delta errors against the absolute errors
 	// in the loss (0: 1).
@@ -82,7 +86,10 @@ func Fit(cases []Case, params []FitParam, opt FitOptions) (*FitResult, error) {
 			return nil, fmt.Errorf("fit: %d parameters for %s but only %d independent rows: at most a third of the rows (%d) may be fitted", n, chip, rows[chip], rows[chip]/3)
 		}
 	}
-	if opt.MaxEvals <= 0 {
+	if opt.MaxEvals < 0 || opt.MaxEvals > MaxEvals {
+		return nil, fmt.Errorf("fit: max evaluations = %d: must be in [0, %d]", opt.MaxEvals, MaxEvals)
+	}
+	if opt.MaxEvals == 0 {
 		opt.MaxEvals = 40 * len(params)
 	}
 	if opt.DeltaWeight <= 0 {

@@ -134,6 +134,10 @@ type coreSim struct {
 	dram       *dramServer
 	trace      traceSink
 	index      int // the core's index on the chip (for listeners)
+	// markLimit is how many body-iteration marks each threadgroup keeps: a
+	// mix measurement (measure) keeps them all, other runs none, so that
+	// their memory does not grow with the k-steps (map0's chunks).
+	markLimit int
 }
 
 func newCoreSim(m *model) *coreSim {
@@ -496,7 +500,7 @@ func (c *coreSim) endSection(i int32) {
 	case isa.SecPrologue:
 		c.enterSection(sg, isa.SecBody)
 	case isa.SecBody:
-		if tg.nbody == 0 && sg.sg == 0 {
+		if tg.nbody == 0 && sg.sg == 0 && len(tg.marks) < c.markLimit {
 			// a loop body without barriers (the mat-vec kernels): its k-steps
 			// are counted when simdgroup 0 finishes each pass
 			tg.marks = append(tg.marks, t)
@@ -548,7 +552,7 @@ func (c *coreSim) checkBarrier(tg *tgRun) {
 	}
 	if inBody {
 		tg.barriers++
-		if tg.barriers == 1 {
+		if tg.barriers == 1 && len(tg.marks) < c.markLimit {
 			tg.marks = append(tg.marks, release)
 		}
 		if tg.barriers == tg.nbody {

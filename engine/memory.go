@@ -33,8 +33,9 @@ func newProgMem(p *isa.Program, actReuse int) *progMem {
 	b := tl.RowBytesPerStep
 	rowBytes := b * float64(p.Steps)
 	passes := (tl.AItems() + tl.Threads - 1) / tl.Threads
-	pm.lines = make([][]bool, p.NSG)
-	for sg := 0; sg < p.NSG; sg++ {
+	sgRows := make([]map[int]bool, p.NSG)
+	reads := false
+	for sg := range sgRows {
 		rows := map[int]bool{}
 		for pass := 0; pass < passes; pass++ {
 			for lane := 0; lane < 32; lane++ {
@@ -43,6 +44,15 @@ func newProgMem(p *isa.Program, actReuse int) *progMem {
 				}
 			}
 		}
+		sgRows[sg], reads = rows, reads || len(rows) > 0
+	}
+	if !reads {
+		// no weight loads (map0): no pattern, whose size would grow with
+		// the program's steps
+		return pm
+	}
+	pm.lines = make([][]bool, p.NSG)
+	for sg, rows := range sgRows {
 		l := make([]bool, p.Steps)
 		for r := range rows {
 			off := float64(r) * rowBytes

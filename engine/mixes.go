@@ -421,6 +421,7 @@ func (cc *coreCache) measure(ids []int, info []*classInfo, cover int, cs *coreSi
 		before = cs.settled().issued
 	} else {
 		cs = cc.newCore()
+		cs.markLimit = math.MaxInt // a measurement reads its marks, and a longer one goes on from them
 		nsg := 0
 		for _, id := range ids {
 			nsg += info[id].loopProg.NSG

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/dequant"
@@ -133,6 +134,48 @@ func BenchmarkMillionTokens(b *testing.B) {
 		runtime.ReadMemStats(&after)
 		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/1e6, "MB-allocated")
 		b.ReportMetric(float64(after.HeapSys)/1e6, "MB-heap-sys")
+	}
+}
+
+// BenchmarkLargestAccepted times the largest n the default work bound
+// accepts (sim.DefaultMaxWork, on the fast engine with 4 draws) for the
+// calibration shape and for a one-expert shape whose cost is all map0's
+// chunks, and reports the peak heap (sampled every millisecond), which must
+// stay under 100 MB (docs/performance.md, "Bounded work").
+func BenchmarkLargestAccepted(b *testing.B) {
+	chip := mustChip(b, "M1 Pro 16-core GPU")
+	k := tile.Kernel{Variant: tile.Upstream()}
+	for _, p := range []tile.Problem{
+		{Experts: 128, Used: 8, M: 768, K: 2048, Tokens: 1_586_272, TypeA: dequant.Q4_0},
+		{Experts: 1, Used: 1, M: 64, K: 64, Tokens: tile.MaxTokens, TypeA: dequant.Q4_0},
+	} {
+		b.Run(fmt.Sprintf("experts=%d,n=%d", p.Experts, p.Tokens), func(b *testing.B) {
+			for range b.N {
+				runtime.GC()
+				var peak uint64
+				stop, done := make(chan struct{}), make(chan struct{})
+				go func() {
+					defer close(done)
+					var ms runtime.MemStats
+					for {
+						runtime.ReadMemStats(&ms)
+						peak = max(peak, ms.HeapInuse)
+						select {
+						case <-stop:
+							return
+						case <-time.After(time.Millisecond):
+						}
+					}
+				}()
+				_, err := sim.Simulate(p, k, chip, sim.Options{})
+				close(stop)
+				<-done
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(peak)/1e6, "MB-peak-heap")
+			}
+		})
 	}
 }
 

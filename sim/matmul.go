@@ -198,9 +198,16 @@ func (s *Simulator) RunMulMVID(p tile.Problem, chip *chips.Chip, opt Options) (*
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	w, err := s.estimateMulMVID(p, opt)
+	if err == nil {
+		err = CheckWork(w, opt)
+	}
+	if err != nil {
+		return nil, err
+	}
 	res := &Result{Problem: p, KernelName: "mul_mv_id", Chip: chip.Name, Engine: opt.Engine, Draws: opt.Draws}
 	mean := drawMean{res: res}
-	err := s.runDraws(&mean, chip, func(d int) (*Grid, tile.Counters, error) {
+	err = s.runDraws(&mean, chip, func(d int) (*Grid, tile.Counters, error) {
 		ids, err := routing.IDs(opt.Routing, p, opt.Seed+uint64(d))
 		if err != nil {
 			return nil, tile.Counters{}, err
@@ -248,6 +255,9 @@ func (s *Simulator) runDense(p tile.DenseProblem, kern tile.MetalKernel, k tile.
 	opt = opt.withDefaults()
 	g, err := s.DenseGrid(p, kern, k, chip)
 	if err != nil {
+		return nil, err
+	}
+	if err := CheckWork(gridWork(float64(g.Launched), float64(g.Launched), g.Shape, nil, 1, opt.Engine), opt); err != nil {
 		return nil, err
 	}
 	res := &Result{Dense: p, KernelName: kern.String(), Chip: chip.Name, Engine: opt.Engine, Draws: 1}

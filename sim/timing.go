@@ -65,6 +65,9 @@ type Options struct {
 	// Totals, if set, adds up what every run given these options simulated
 	// (a command's closing rate line).
 	Totals *Totals
+	// MaxWork bounds a run's estimated work (Work.Units): a run past it
+	// fails with a *WorkError before it starts. 0: DefaultMaxWork.
+	MaxWork float64
 }
 
 // Totals adds up the simulation cost of runs and the GPU time they simulated,
@@ -258,9 +261,16 @@ func (s *Simulator) Run(p tile.Problem, k tile.Kernel, chip *chips.Chip, opt Opt
 	if err := CheckMap0(p, chip, "n_mats", "n_used"); err != nil {
 		return nil, err // before the main kernel is timed
 	}
+	w, err := s.estimateMulMMID(p, k, opt)
+	if err == nil {
+		err = CheckWork(w, opt)
+	}
+	if err != nil {
+		return nil, err
+	}
 	res := &Result{Problem: p, KernelName: "mul_mm_id", Kernel: k, Chip: chip.Name, Engine: opt.Engine, Draws: opt.Draws}
 	mean := drawMean{res: res}
-	err := s.runDraws(&mean, chip, func(d int) (*Grid, tile.Counters, error) {
+	err = s.runDraws(&mean, chip, func(d int) (*Grid, tile.Counters, error) {
 		tpe, err := opt.Routing.Counts(p, opt.Seed+uint64(d))
 		if err != nil {
 			return nil, tile.Counters{}, err

@@ -55,6 +55,21 @@ func (pt *Point) Kernels() (tile.MetalKernel, tile.Kernel, error) {
 	return kern, k, nil
 }
 
+// CheckWork estimates the point's run on sm (sim.Simulator.Estimate) and
+// returns a *sim.WorkError when it is past the options' bound; a point that
+// cannot run at all passes (its row says why).
+func (pt *Point) CheckWork(sm *sim.Simulator) error {
+	_, k, err := pt.Kernels()
+	if err != nil {
+		return nil
+	}
+	w, err := sm.Estimate(pt.Workload, k, pt.Kernel, pt.Chip, pt.Options)
+	if err != nil {
+		return nil
+	}
+	return sim.CheckWork(w, pt.Options)
+}
+
 // Run times the point on sm.
 func (pt *Point) Run(sm *sim.Simulator) (*Outcome, error) {
 	kern, k, err := pt.Kernels()

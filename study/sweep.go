@@ -113,6 +113,31 @@ func (s *Sweep) ID() (string, error) {
 	return s.id, nil
 }
 
+// CheckWork estimates every point's run before any runs (sim.CheckWork, with
+// the sweep's options) and returns the first past the bound, naming the
+// point; a point that cannot run at all is left to its row's error. The
+// routing does not change a run's estimate, so each chip, variant and n is
+// estimated once.
+func (s *Sweep) CheckWork() error {
+	sm := sim.NewSimulator()
+	for ci, chip := range s.Chips {
+		for vi, va := range s.Variants {
+			for ni, n := range s.Ns {
+				w, err := s.Shape.Workload(n, s.Shape.M, s.Shape.K)
+				if err != nil {
+					continue
+				}
+				pt := Point{Chip: chip, Variant: va, Path: s.Path, Workload: w, Kernel: s.Kernel, Options: s.Options, Labels: s.Labels}
+				if err := pt.CheckWork(sm); err != nil {
+					i := (ci*len(s.Variants)+vi)*len(s.Routes)*len(s.Ns) + ni
+					return fmt.Errorf("point %d (%s, %s, n = %d) and its other routings: %w", i, chip.Name, va.Arg, n, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // row runs point i; a point that cannot run is a row with its error.
 func (s *Sweep) row(sm *sim.Simulator, i int) *Row {
 	ni := i % len(s.Ns)

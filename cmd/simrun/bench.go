@@ -51,6 +51,8 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	fit := fs.String("fit", "", "fit the parameters on a llama-bench results file and print the parameter file")
 	validate := fs.String("validate", "", "predict every row of a llama-bench results file")
 	doc := fs.Bool("doc", false, "with --validate: print docs/bench.md's generated table")
+	var maxWork maxWorkFlag
+	maxWork.register(fs)
 	if code, ok := parseFlagsOnly(fs, args, "bench", stderr); !ok {
 		return code
 	}
@@ -141,7 +143,11 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "bench", err)
 	}
-	b, err := bench.New(m, chip, k, par, nil, sim.Options{})
+	mw, err := maxWork.value()
+	if err != nil {
+		return fail(stderr, "bench", err)
+	}
+	b, err := bench.New(m, chip, k, par, nil, sim.Options{MaxWork: mw})
 	if err != nil {
 		return fail(stderr, "bench", err)
 	}

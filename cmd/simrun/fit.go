@@ -33,7 +33,7 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 	sf.register(fs)
 	tf.register(fs)
 	cv := fs.Bool("cv", false, "also run leave-one-problem-out cross-validation (one full fit per held-out problem)")
-	maxEvals := fs.Int("max-evals", 0, "simplex evaluations per fit after the grid (0: 40 per parameter)")
+	maxEvals := fs.Int("max-evals", 0, fmt.Sprintf("simplex evaluations per fit after the grid, at most %d (0: 40 per parameter)", accuracy.MaxEvals))
 	outDir := fs.String("out-dir", ".", "directory for the fitted chip files")
 	deltaWeight := fs.Float64("delta-weight", 1, "weight of the variant-delta errors against the absolute errors in the loss")
 	if code, ok := parse(fs, args); !ok {
@@ -46,8 +46,8 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 	if !(*deltaWeight > 0 && *deltaWeight <= 100) {
 		return fail(stderr, "fit", fmt.Errorf("--delta-weight = %g: must be in (0, 100]", *deltaWeight))
 	}
-	if *maxEvals < 0 {
-		return fail(stderr, "fit", fmt.Errorf("--max-evals = %d: must be >= 0", *maxEvals))
+	if *maxEvals < 0 || *maxEvals > accuracy.MaxEvals {
+		return fail(stderr, "fit", fmt.Errorf("--max-evals = %d: must be in [0, %d] (an evaluation times every row, about a second on the calibration sets)", *maxEvals, accuracy.MaxEvals))
 	}
 	if st, err := os.Stat(*outDir); err != nil || !st.IsDir() {
 		return fail(stderr, "fit", fmt.Errorf("--out-dir %q: not a directory (the fitted chip files go there)", *outDir))

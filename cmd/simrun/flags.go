@@ -213,9 +213,10 @@ func (f *chipFlags) chip() (*chips.Chip, error) {
 
 // simFlags are the timing options.
 type simFlags struct {
-	engine string
-	draws  int
-	seed   uint64
+	engine  string
+	draws   int
+	seed    uint64
+	maxWork maxWorkFlag
 	// what the command's runs simulated since options() was called, for
 	// its closing rate line (writeRates)
 	totals sim.Totals
@@ -226,6 +227,22 @@ func (f *simFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.engine, "engine", "fast", "timing engine: fast (threadgroup events over cached core mixes) or detailed (every instruction)")
 	fs.IntVar(&f.draws, "draws", 4, "routing draws averaged (the calibration harness redraws ids every run)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the first routing draw")
+	f.maxWork.register(fs)
+}
+
+// maxWorkFlag is --max-work, the bound on a run's estimated work.
+type maxWorkFlag float64
+
+func (f *maxWorkFlag) register(fs *flag.FlagSet) {
+	fs.Float64Var((*float64)(f), "max-work", sim.DefaultMaxWork, "bound on each run's estimated work, in units of about 15 ns of one core (README, \"Bounded work\"); a run past it exits 2 with its estimate")
+}
+
+// value returns the bound, checked.
+func (f maxWorkFlag) value() (float64, error) {
+	if v := float64(f); !(v >= 1 && v <= 1e18) {
+		return 0, fmt.Errorf("--max-work = %g: must be in [1, 1e18]", v)
+	}
+	return float64(f), nil
 }
 
 func (f *simFlags) options() (sim.Options, error) {
@@ -239,8 +256,12 @@ func (f *simFlags) options() (sim.Options, error) {
 	if f.seed == 0 {
 		return sim.Options{}, fmt.Errorf("--seed = 0: must be positive")
 	}
+	mw, err := f.maxWork.value()
+	if err != nil {
+		return sim.Options{}, err
+	}
 	f.start = time.Now()
-	return sim.Options{Engine: e, Draws: f.draws, Seed: f.seed, Totals: &f.totals}, nil
+	return sim.Options{Engine: e, Draws: f.draws, Seed: f.seed, Totals: &f.totals, MaxWork: mw}, nil
 }
 
 // writeRates prints the closing rate line of the command's runs (GPGPU-Sim's

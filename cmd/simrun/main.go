@@ -9,9 +9,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/metalsim/metalsim/sim"
 )
 
 // Exit codes: the one rule every command follows (README, "Exit codes").
@@ -163,8 +166,13 @@ func parse(fs *flag.FlagSet, args []string) (int, bool) {
 	return 0, true
 }
 
-// fail prints an error and returns the bad-input exit code.
+// fail prints an error and returns the bad-input exit code. A run past the
+// work bound says which --max-work accepts it.
 func fail(stderr io.Writer, cmd string, err error) int {
+	if we := (*sim.WorkError)(nil); errors.As(err, &we) {
+		e := math.Pow(10, math.Floor(math.Log10(we.Work.Units()))-1) // two significant digits, rounded up
+		err = fmt.Errorf("%w; --max-work %.2g accepts it", err, math.Ceil(we.Work.Units()/e)*e)
+	}
 	fmt.Fprintf(stderr, "simrun %s: %v\n", cmd, err)
 	return exitBadUsed
 }

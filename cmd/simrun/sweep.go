@@ -85,6 +85,9 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if nw == 0 {
 		nw = runtime.GOMAXPROCS(0)
 	}
+	if err := sw.CheckWork(); err != nil {
+		return fail(stderr, "sweep", err)
+	}
 	idx := study.ShardPoints(sw.Points(), si, sn)
 	id, err := sw.ID()
 	if err != nil {

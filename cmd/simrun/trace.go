@@ -10,6 +10,7 @@ import (
 
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/study"
+	"github.com/metalsim/metalsim/tile"
 	"github.com/metalsim/metalsim/trace"
 )
 
@@ -56,6 +57,8 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	pngFile := fs.String("png", "", "also draw the window as a Gantt picture into this .png file (- for standard output)")
 	svgFile := fs.String("svg", "", "also draw the window as a Gantt picture into this .svg file (- for standard output)")
 	maxRows := fs.Int("rows", trace.DefaultTimelineMaxRows, "most simdgroup rows in the --png/--svg picture (whole slots, in core order)")
+	var maxWork maxWorkFlag
+	maxWork.register(fs)
 	if code, ok := parseFlagsOnly(fs, args, "trace", stderr); !ok {
 		return code
 	}
@@ -84,6 +87,33 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "trace", errors.New("--seed = 0: must be positive"))
 	}
 	start, end, err := trace.ParseWindow("--window", *window)
+	if err != nil {
+		return fail(stderr, "trace", err)
+	}
+	// the limits simulate applies: map0 must launch (mul_mm_id), and the
+	// run's work (the whole dispatch, or up to the window's end) stays under
+	// --max-work
+	sm := sim.NewSimulator()
+	opt := sim.Options{Engine: sim.Detailed, Draws: 1}
+	var work sim.Work
+	if kern == tile.KernelMulMMID {
+		if err = sim.CheckMap0(w.MoE, chip, "--experts", "--used"); err == nil {
+			work, err = sm.EstimateRun(w.MoE, k, opt)
+		}
+	} else {
+		work, err = sm.Estimate(w, k, kern, chip, opt)
+	}
+	if err != nil {
+		return fail(stderr, "trace", flagError(err))
+	}
+	until := end
+	if *full {
+		until = 0 // the whole dispatch
+	}
+	mw, err := maxWork.value()
+	if err == nil {
+		err = sim.CheckWork(work.Observe(chip, until), sim.Options{MaxWork: mw})
+	}
 	if err != nil {
 		return fail(stderr, "trace", err)
 	}
@@ -151,7 +181,7 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "trace", err)
 	}
 	t0 := time.Now()
-	res, _, err := sim.NewSimulator().ObserveWorkload(w, k, forced, chip, *seed, rec)
+	res, _, err := sm.ObserveWorkload(w, k, forced, chip, *seed, rec)
 	if err != nil {
 		return fail(stderr, "trace", flagError(err)) // the plan checks k against the tile
 	}
