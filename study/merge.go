@@ -21,8 +21,9 @@ import (
 // sweep-output cap), writes the rows as one unsharded run writes them, and returns them.
 // It fails, naming the file (and the line, or the JSON row, and the column
 // or field), on a foreign file, a row not as Writer writes it (an unknown,
-// missing or re-encoded field; text after the JSON document), a duplicated
-// point, a truncated shard, a format mix or a missing point. Shards may come
+// missing or re-encoded field; text after the JSON document), a row whose
+// digest does not match its values (checkDigests), a duplicated point, a
+// truncated shard, a format mix or a missing point. Shards may come
 // in any order, and a shard that holds no point may be left out.
 func Merge(files []string, w io.Writer) ([]*Row, error) {
 	var all []*shardFile
@@ -98,9 +99,12 @@ func Merge(files []string, w io.Writer) ([]*Row, error) {
 		}
 		return nil, fmt.Errorf("points %s%s of %d are in no file (a shard missing?)", strings.Join(missing, ", "), more, points)
 	}
+	if err := checkDigests(all); err != nil {
+		return nil, err
+	}
 	// the rows were checked to be as simrun sweep writes them, so writing
 	// them with its writer gives its bytes
-	sw, err := NewWriter(w, first.json, points, id)
+	sw, err := NewWriter(w, first.json, points, id, false)
 	if err != nil {
 		return nil, err
 	}
@@ -112,6 +116,23 @@ func Merge(files []string, w io.Writer) ([]*Row, error) {
 		rows[i] = owner[i]
 	}
 	return rows, sw.Close()
+}
+
+// checkDigests checks every row's digest against its values: a shard of a
+// sharded run carries one per row (Writer), and a row edited since does not
+// match it. Only a file merged alone (an unsharded run) may go without.
+func checkDigests(all []*shardFile) error {
+	for _, sf := range all {
+		if sf.digests == 0 && len(all) > 1 {
+			return fmt.Errorf("%s: no %s column (or field): not a shard output (simrun sweep --shard i/N with N > 1 gives every row its digest), so its rows cannot be checked", sf.name, digestColumn)
+		}
+		for i, r := range sf.rows {
+			if sf.digests == 1 && sf.sums[i] != r.Digest() {
+				return fmt.Errorf("%s: %s: %s %q does not match the row's values (%s): a row edited after simrun sweep wrote it?", sf.name, sf.where[i], digestColumn, sf.sums[i], r.Digest())
+			}
+		}
+	}
+	return nil
 }
 
 // checkShards checks that every file holds the rows of one shard i/N of a
@@ -185,6 +206,11 @@ type shardFile struct {
 	id     string   // the sweep_id; "": unknown (a CSV shard without rows)
 	rows   []*Row   // in file order: ascending index
 	where  []string // each row's place in the file, for messages: "line 3", "row 2 (line 4)"
+	// sums are the rows' digests as the file gives them (a shard of a
+	// sharded run); digests says whether it gives them: -1 unknown (a JSON
+	// shard without rows), 0 no, 1 yes
+	sums    []string
+	digests int
 }
 
 // readSweepFile parses a sweep output (CSV or JSON, told by its first
@@ -192,7 +218,7 @@ type shardFile struct {
 // every column or field, and nothing else, with canonically encoded values,
 // rows of one sweep (points, sweep_id) in ascending index order.
 func readSweepFile(name string, data []byte) (*shardFile, error) {
-	sf := &shardFile{name: name, points: -1}
+	sf := &shardFile{name: name, points: -1, digests: -1}
 	trim := bytes.TrimSpace(data)
 	if len(trim) == 0 {
 		return nil, fmt.Errorf("%s: empty (not a sweep output)", name)
@@ -206,7 +232,7 @@ func readSweepFile(name string, data []byte) (*shardFile, error) {
 
 // add appends a parsed row after checking it against the file's sweep.
 // unit names the file's fields in messages (column, field).
-func (sf *shardFile) add(where, unit string, r *Row) error {
+func (sf *shardFile) add(where, unit string, r *Row, sum string) error {
 	at := func(format string, a ...any) error {
 		return fmt.Errorf("%s: %s: "+format, append([]any{sf.name, where}, a...)...)
 	}
@@ -245,6 +271,7 @@ func (sf *shardFile) add(where, unit string, r *Row) error {
 	}
 	sf.rows = append(sf.rows, r)
 	sf.where = append(sf.where, where)
+	sf.sums = append(sf.sums, sum)
 	return nil
 }
 
@@ -317,10 +344,15 @@ func (sf *shardFile) readCSV(data []byte) error {
 	if err != nil {
 		return fmt.Errorf("%s: not a sweep CSV output: %w", sf.name, err)
 	}
-	if strings.Join(header, ",") != strings.Join(columns, ",") {
-		return fmt.Errorf("%s: CSV header %q: not simrun sweep's columns (%s)", sf.name, strings.Join(header, ","), strings.Join(columns, ","))
+	switch strings.Join(header, ",") {
+	case strings.Join(columns, ","):
+		sf.digests = 0
+	case strings.Join(columns, ",") + "," + digestColumn:
+		sf.digests = 1
+	default:
+		return fmt.Errorf("%s: CSV header %q: not simrun sweep's columns (%s, and %s in a shard output)", sf.name, strings.Join(header, ","), strings.Join(columns, ","), digestColumn)
 	}
-	cr.FieldsPerRecord = len(columns)
+	cr.FieldsPerRecord = len(header)
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -331,11 +363,15 @@ func (sf *shardFile) readCSV(data []byte) error {
 		}
 		line, _ := cr.FieldPos(0)
 		where := fmt.Sprintf("line %d", line)
+		sum := ""
+		if sf.digests == 1 {
+			rec, sum = rec[:len(rec)-1], rec[len(rec)-1]
+		}
 		r, err := parseSweepRecord(rec)
 		if err != nil {
 			return fmt.Errorf("%s: %s: %w", sf.name, where, err)
 		}
-		if err := sf.add(where, "column", r); err != nil {
+		if err := sf.add(where, "column", r, sum); err != nil {
 			return err
 		}
 	}
@@ -481,15 +517,38 @@ func (sf *shardFile) readJSON(data []byte) error {
 	sf.points, sf.id = points, id
 	for i, rr := range rows {
 		where := fmt.Sprintf("row %d (line %d)", i, rr.line)
-		r, err := parseSweepObject(rr.raw)
+		raw, sum, has := cutDigest(rr.raw)
+		d := 0
+		if has {
+			d = 1
+		}
+		switch {
+		case sf.digests < 0:
+			sf.digests = d
+		case sf.digests != d:
+			return fmt.Errorf("%s: %s: a %q field in some rows but not in others", sf.name, where, digestColumn)
+		}
+		r, err := parseSweepObject(raw)
 		if err != nil {
 			return fmt.Errorf("%s: %s: %w", sf.name, where, err)
 		}
-		if err := sf.add(where, "field", r); err != nil {
+		if err := sf.add(where, "field", r, sum); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// cutDigest splits a JSON row as a shard output writes it, ending in
+// ,"digest":"<16 characters>"}, into the row without the field and the
+// digest; has is false for a row without it.
+func cutDigest(raw []byte) (row []byte, sum string, has bool) {
+	field := fmt.Sprintf(",%q:\"", digestColumn)
+	n := len(raw) - len(field) - 16 - 2
+	if n < 1 || string(raw[n:n+len(field)]) != field || !bytes.HasSuffix(raw, []byte(`"}`)) {
+		return raw, "", false
+	}
+	return append(raw[:n:n], '}'), string(raw[n+len(field) : len(raw)-2]), true
 }
 
 // parseSweepObject parses a JSON row: every field of columns once and

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"slices"
 	"strconv"
@@ -100,25 +101,46 @@ func (r *Row) fill(o *Outcome) {
 	r.Matmul2D, r.Matmul2DSkipped = c.Work.Matmul2D, c.Skipped.Matmul2D
 }
 
+// Digest returns the row's digest: 16 hex digits of the FNV-1a 64 hash,
+// through splitmix64, of its CSV record (every field, length-prefixed).
+// Shard outputs carry it in a last column (or field) "digest", so that Merge
+// catches a row edited after the sweep wrote it.
+func (r *Row) Digest() string {
+	h := fnv.New64a()
+	for _, f := range r.Record() {
+		fmt.Fprintf(h, "%d:%s", len(f), f)
+	}
+	return fmt.Sprintf("%016x", splitmix64(h.Sum64()))
+}
+
+// digestColumn is the column (and JSON field) of a row's digest in a shard
+// output.
+const digestColumn = "digest"
+
 // Writer writes a sweep's rows as CSV or JSON; Merge writes the rows it read
 // back with it, so merged shards are byte-identical to an unsharded run.
 type Writer struct {
-	w      io.Writer
-	json   bool
-	points int
-	rows   int
-	csv    *csv.Writer
+	w       io.Writer
+	json    bool
+	points  int
+	rows    int
+	csv     *csv.Writer
+	digests bool
 }
 
 // NewWriter starts an output of a sweep of points points whose definition
-// has the given id (Sweep.ID); JSON carries both in its header.
-func NewWriter(w io.Writer, asJSON bool, points int, id string) (*Writer, error) {
-	sw := &Writer{w: w, json: asJSON, points: points}
+// has the given id (Sweep.ID); JSON carries both in its header. With digests
+// (a shard of a sharded run) every row ends with its Digest.
+func NewWriter(w io.Writer, asJSON bool, points int, id string, digests bool) (*Writer, error) {
+	sw := &Writer{w: w, json: asJSON, points: points, digests: digests}
 	if asJSON {
 		_, err := fmt.Fprintf(w, `{"points":%d,"sweep_id":%q,"rows":[`, points, id)
 		return sw, err
 	}
 	sw.csv = csv.NewWriter(w)
+	if digests {
+		return sw, sw.csv.Write(append(Columns(), digestColumn))
+	}
 	return sw, sw.csv.Write(columns)
 }
 
@@ -139,11 +161,18 @@ func (sw *Writer) writeJSONRow(raw []byte) error {
 // Write writes one row.
 func (sw *Writer) Write(r *Row) error {
 	if !sw.json {
-		return sw.csv.Write(r.Record())
+		rec := r.Record()
+		if sw.digests {
+			rec = append(rec, r.Digest())
+		}
+		return sw.csv.Write(rec)
 	}
 	raw, err := json.Marshal(r)
 	if err != nil {
 		return err
+	}
+	if sw.digests {
+		raw = fmt.Appendf(raw[:len(raw)-1], `,%q:%q}`, digestColumn, r.Digest())
 	}
 	return sw.writeJSONRow(raw)
 }

@@ -14,8 +14,8 @@ sweep_id (a hash of every flag but --shard, --workers and --format, and of the c
 and the same points count in every row, and the rows of one shard i/N (i, i+N, i+2N, ...) in each
 file. The merge fails, naming the file (and the line, or the JSON row, and the column or field),
 on a foreign file, a row not as simrun sweep writes it (an unknown, missing or re-encoded field;
-text after the JSON document), a duplicated point, a truncated shard, a format mix or a missing
-point. Shards may be given in any order, and a shard that holds no point may be left out.
+text after the JSON document), a row edited since (every shard row carries a digest of its values),
+a duplicated point, a truncated shard, a format mix or a missing point. Shards may be given in any order, and a shard that holds no point may be left out.
 
 usage: simrun merge SHARD...`
 

@@ -25,8 +25,9 @@ without its last parameter, zipf or hot:H, takes it from every --skew value in t
 
 Sharding (--shard i/N) runs every N-th point starting at i, so a sweep spreads over a batch system;
 every row carries the sweep's points count and sweep_id (a hash of every flag but --shard,
---workers and --format, and of the chips and variants they load), and simrun merge checks both as it joins the
-shard outputs into exactly the bytes of the unsharded run:
+--workers and --format, and of the chips and variants they load) and, with N > 1, a last column
+digest (of the row's values), and simrun merge checks them as it joins the shard outputs into
+exactly the bytes of the unsharded run:
   Slurm array:      #SBATCH --array=0-15
                     simrun sweep ... --shard $SLURM_ARRAY_TASK_ID/16 > shard-$SLURM_ARRAY_TASK_ID.csv
   Kubernetes:       an Indexed Job (completionMode: Indexed, completions: 16) running
@@ -93,7 +94,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "sweep", err)
 	}
-	out, err := study.NewWriter(stdout, *format == "json", sw.Points(), id)
+	out, err := study.NewWriter(stdout, *format == "json", sw.Points(), id, sn > 1) // a shard's rows carry their digests for merge
 	if err != nil {
 		return fail(stderr, "sweep", err)
 	}

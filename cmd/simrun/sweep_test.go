@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -277,20 +278,22 @@ func TestMergeErrors(t *testing.T) {
 	empty := sweepWriteFile(t, dir, "empty.csv", out)
 	code2, one, _ := simrunCmd(append(args, "--n", "32", "--variant", "upstream", "--shard", "0/5")...)
 	onlyOne := sweepWriteFile(t, dir, "one.csv", one)
-	if code != exitOK || code2 != exitOK {
+	code3, whole, _ := simrunCmd(append(args, "--n", "32", "--variant", "upstream")...)
+	if code != exitOK || code2 != exitOK || code3 != exitOK {
 		t.Fatal("small shards failed")
 	}
-	if code, merged, errb := simrunCmd("merge", onlyOne, empty); code != exitOK || merged != one {
+	if code, merged, errb := simrunCmd("merge", onlyOne, empty); code != exitOK || merged != whole {
 		t.Fatalf("merge with an empty shard: exit %d %s", code, errb)
 	}
 	code, out, _ = simrunCmd(append(args, "--n", "32", "--variant", "upstream", "--shard", "4/5", "--format", "json")...)
 	emptyJSON := sweepWriteFile(t, dir, "empty.json", out)
 	code2, one, _ = simrunCmd(append(args, "--n", "32", "--variant", "upstream", "--shard", "0/5", "--format", "json")...)
 	onlyOneJSON := sweepWriteFile(t, dir, "one.json", one)
-	if code != exitOK || code2 != exitOK {
+	code3, whole, _ = simrunCmd(append(args, "--n", "32", "--variant", "upstream", "--format", "json")...)
+	if code != exitOK || code2 != exitOK || code3 != exitOK {
 		t.Fatal("small JSON shards failed")
 	}
-	if code, merged, errb := simrunCmd("merge", emptyJSON, onlyOneJSON); code != exitOK || merged != one {
+	if code, merged, errb := simrunCmd("merge", emptyJSON, onlyOneJSON); code != exitOK || merged != whole {
 		t.Fatalf("merge with an empty JSON shard: exit %d %s", code, errb)
 	}
 	junk := sweepWriteFile(t, dir, "junk.csv", "a,b\n1,2\n")
@@ -407,9 +410,34 @@ func TestSweepIDCoversTheDefinition(t *testing.T) {
 	}
 }
 
+// totalUsJSON and digestJSON find a JSON row's total_us and digest fields.
+var (
+	totalUsJSON = regexp.MustCompile(`"total_us":[^,]*,`)
+	digestJSON  = regexp.MustCompile(`,"digest":"[0-9a-f]*"}`)
+)
+
+// editTotal sets a CSV row's total_us (column 19) to 100, as simrun sweep
+// would write that value.
+func editTotal(l string) string {
+	f := strings.Split(l, ",")
+	f[19] = "100.000"
+	return strings.Join(f, ",")
+}
+
+// dropDigests removes a CSV shard's digest column.
+func dropDigests(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if j := strings.LastIndex(l, ","); j >= 0 {
+			lines[i] = l[:j]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
 // merge refuses, naming the file (and the line, row, column or field), a
-// shard of another sweep, a row not as simrun sweep writes it, and a file
-// that is not the rows of one shard.
+// shard of another sweep, a row not as simrun sweep writes it, an edited row
+// and a file that is not the rows of one shard.
 func TestMergeRejectsForeignAndMalformedShards(t *testing.T) {
 	dir := t.TempDir()
 	shard := func(name, format, s string, extra ...string) string {
@@ -531,6 +559,16 @@ func TestMergeRejectsForeignAndMalformedShards(t *testing.T) {
 			[]string{"first.csv: line 2: index 3 is the first, but the file's indices are 3 apart: shard 0/3 starts at 0"}},
 		{[]string{mutate("gap.csv", c0, dropLine(5)), c1, c2},
 			[]string{"gap.csv: line 5: index 12 follows 6, but the file's first indices are 3 apart"}},
+		// an edited row (a value changed, still as simrun sweep writes one)
+		// does not match its digest; a shard without digests is refused
+		{[]string{mutate("edited.csv", c0, line(3, editTotal)), c1, c2},
+			[]string{"edited.csv: line 3: digest ", "does not match the row's values", "a row edited after simrun sweep wrote it?"}},
+		{[]string{j0, mutate("edited.json", j1, line(2, func(l string) string { return totalUsJSON.ReplaceAllString(l, `"total_us":100,`) })), j2},
+			[]string{"edited.json: row 0 (line 2): digest ", "does not match the row's values"}},
+		{[]string{mutate("nodigest0.csv", c0, dropDigests), mutate("nodigest1.csv", c1, dropDigests), c2},
+			[]string{"nodigest0.csv: no digest column (or field): not a shard output"}},
+		{[]string{mutate("halfdigest.json", j0, line(3, func(l string) string { return digestJSON.ReplaceAllString(l, "}") })), j1, j2},
+			[]string{`halfdigest.json: row 1 (line 3): a "digest" field in some rows but not in others`}},
 	} {
 		code, out, errb := simrunCmd(append([]string{"merge"}, tc.files...)...)
 		ok := code == exitBadUsed && out == ""
