@@ -220,3 +220,20 @@ func TestREADMEListsTheCaps(t *testing.T) {
 		t.Errorf("README.md does not say that %s raises the caps", CapVar)
 	}
 }
+
+// FuzzParseSize: any METALSIM_MAX_READ value is refused, or a size in
+// [1, 2^62] that FormatSize renders.
+func FuzzParseSize(f *testing.F) {
+	for _, s := range []string{"1", "512MiB", "4 GiB", "3MB", "0", "-1", "1.5GiB", "9999999TiB", "KiB", " 7B "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := ParseSize(s)
+		if err != nil {
+			return
+		}
+		if n < 1 || n > 1<<62 || FormatSize(n) == "" {
+			t.Fatalf("%q: %d", s, n)
+		}
+	})
+}
