@@ -46,6 +46,18 @@ type CVFold struct {
 // a second on the calibration sets), and --cv repeats the fit per problem.
 const MaxEvals = 1000
 
+// CheckFlags checks the options as simrun fit's flags give them, with
+// errors naming the flags (--max-evals, --delta-weight).
+func (o FitOptions) CheckFlags() error {
+	if !(o.DeltaWeight > 0 && o.DeltaWeight <= 100) {
+		return fmt.Errorf("--delta-weight = %g: must be in (0, 100]", o.DeltaWeight)
+	}
+	if o.MaxEvals < 0 || o.MaxEvals > MaxEvals {
+		return fmt.Errorf("--max-evals = %d: must be in [0, %d] (an evaluation times every row, about a second on the calibration sets)", o.MaxEvals, MaxEvals)
+	}
+	return nil
+}
+
 // FitOptions control a fit.
 type FitOptions struct {
 	Sim      sim.Options

@@ -50,6 +50,27 @@ type MatchOptions struct {
 	Variant string
 }
 
+// MatchAll maps rows as the measurement commands do: opt.Chip, when set, is
+// every row's chip (the rows' own are dropped; rows is changed), and
+// opt.Variant, when set, must be a built-in variant and some row must name
+// none. Its errors name the flag (--variant).
+func MatchAll(rows []hw.Row, opt MatchOptions) ([]Case, error) {
+	if opt.Variant != "" {
+		if _, err := tile.LookupVariant(opt.Variant); err != nil {
+			return nil, fmt.Errorf("--variant: %w", err)
+		}
+		if !slices.ContainsFunc(rows, func(r hw.Row) bool { return r.Variant == "" }) {
+			return nil, fmt.Errorf("--variant %s: every row names its variant; --variant sets the variant of rows that name none (test-backend-ops logs)", opt.Variant)
+		}
+	}
+	if opt.Chip != nil {
+		for i := range rows {
+			rows[i].Chip = ""
+		}
+	}
+	return Match(rows, opt)
+}
+
 // Match maps measured rows to simulator cases. A row that names an unknown chip,
 // variant or path is an error (naming the source line); a row the simulator
 // does not model is kept with Modelled false and the reason.

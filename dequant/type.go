@@ -101,6 +101,15 @@ func Types() []Type {
 	return out
 }
 
+// TypeNames lists the names of Types, comma-separated, for help texts.
+func TypeNames() string {
+	var names []string
+	for _, t := range Types() {
+		names = append(names, t.String())
+	}
+	return strings.Join(names, ", ")
+}
+
 // Valid reports whether t is one of the types (Types).
 func (t Type) Valid() bool { return t < numTypes }
 

@@ -422,3 +422,47 @@ func verifyWidening(tdir string) (Result, bool) {
 	}
 	return r, true
 }
+
+// VerifyAll verifies every set a golden directory holds (VerifyTables,
+// VerifyDequant, VerifyMulMatID) and returns the results in that order and
+// the folders it does not hold ("tables/", ...). An error names the set.
+func VerifyAll(dir string) (results []Result, absent []string, err error) {
+	for _, step := range []struct {
+		name string
+		f    func(string) ([]Result, error)
+	}{
+		{"tables", VerifyTables},
+		{"dequant", VerifyDequant},
+		{"mulmatid", func(d string) ([]Result, error) { r, _, err := VerifyMulMatID(d); return r, err }},
+	} {
+		res, err := step.f(dir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", step.name, err)
+		}
+		if len(res) == 0 {
+			absent = append(absent, step.name+"/")
+		}
+		results = append(results, res...)
+	}
+	return results, absent, nil
+}
+
+// Summary is the closing line of a verification of dir ("golden: P passed,
+// F failed", and the sets it does not hold) and the number failed; an error
+// when nothing was checked.
+func Summary(dir string, results []Result, absent []string) (string, int, error) {
+	if len(results) == 0 { // nothing was checked: no summary that reads like a result
+		return "", 0, fmt.Errorf("%s holds no tables/, dequant/ or mulmatid/ folder", dir)
+	}
+	failed := 0
+	for _, r := range results {
+		if !r.Pass {
+			failed++
+		}
+	}
+	s := fmt.Sprintf("golden: %d passed, %d failed", len(results)-failed, failed)
+	if len(absent) > 0 {
+		s += fmt.Sprintf(" (not in %s, so not checked: %s)", dir, strings.Join(absent, ", "))
+	}
+	return s, failed, nil
+}

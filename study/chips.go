@@ -82,3 +82,23 @@ func BeyondEveryChip(p tile.Problem, k tile.Kernel) []string {
 	}
 	return notes
 }
+
+// ShowChip loads the chip simrun chips prints: by name, alias or chip file
+// (--show), or from a chip file (--chip-file); exactly one is given.
+func ShowChip(show, file string) (*chips.Chip, error) {
+	switch {
+	case show != "" && file != "":
+		return nil, fmt.Errorf("--show %q and --chip-file %s: give one", show, file)
+	case file != "":
+		c, err := chips.LoadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("--chip-file: %w", err)
+		}
+		return c, nil
+	}
+	c, err := LoadChip(show)
+	if err != nil {
+		return nil, fmt.Errorf("--show: %w", err)
+	}
+	return c, nil
+}

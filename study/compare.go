@@ -3,13 +3,16 @@ package study
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/models"
+	"github.com/metalsim/metalsim/routing"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 )
@@ -298,4 +301,121 @@ func (c *Comparison) SideNames() [2]string {
 		}
 	}
 	return out
+}
+
+// CompareInputs are a comparison as simrun compare's command line gives it:
+// the two variants (arguments A and B), the lists of chips and n, the path,
+// the single routing, the op and its kernels (--op, --kernel A[,B]), the
+// shape flags (M, K their --m and --k), --shapes, and a model (--preset or
+// --gguf); Given reports whether a flag was given.
+type CompareInputs struct {
+	Variants                 [2]string
+	Chips, Ns, Path, Routing string
+	Op, Kernels              string
+	Shape                    Shape
+	Shapes                   string
+	Preset, GGUF             string
+	Given                    func(flag string) bool
+	Labels                   Labels
+}
+
+// ParseComparison reads a comparison run with opt from its inputs, and the
+// model it compares a layer of (nil for shapes); errors name the flags.
+func ParseComparison(in CompareInputs, opt sim.Options) (*Comparison, *models.Model, error) {
+	c := &Comparison{Options: opt, Labels: in.Labels}
+	for i, a := range in.Variants {
+		va, err := LoadVariants("variant "+string(rune('A'+i)), []string{a})
+		if err != nil {
+			return nil, nil, err
+		}
+		c.Variants[i] = va[0]
+	}
+	var err error
+	if c.Chips, err = LoadChips("--chip", in.Chips); err != nil {
+		return nil, nil, err
+	}
+	if in.Path != "" {
+		p, err := tile.ParsePath(in.Path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--path: %w", err)
+		}
+		c.Path = &p
+	}
+	if c.Ns, err = ParseNs("--n", in.Ns); err != nil {
+		return nil, nil, err
+	}
+	var m *models.Model
+	if c.Shapes, m, err = CompareShapes(in); err != nil {
+		return nil, nil, err
+	}
+	c.Layer = m != nil
+	used, experts := in.Shape.Used, in.Shape.Experts
+	if m != nil {
+		used, experts = m.Used, m.Experts
+	}
+	ps := routing.Parser{Experts: experts, Used: used, Label: "--routing", SkewLabel: "--skew", NLabel: "--n"}
+	if c.Options.Routing, err = ParseOneRouting(ps, in.Routing, "compare", c.Ns); err != nil {
+		return nil, nil, err
+	}
+	if c.Kernels, err = ParseKernelPair("--op", in.Op, "--kernel", in.Kernels); err != nil {
+		return nil, nil, err
+	}
+	return c, m, nil
+}
+
+// CompareShapes returns the shapes to compare: a model's layer matmuls (the
+// model too), the --shapes list, or the shape flags' one shape. Errors name
+// the flags.
+func CompareShapes(in CompareInputs) ([]CompareShape, *models.Model, error) {
+	sh := in.Shape
+	if in.Preset != "" || in.GGUF != "" {
+		for _, f := range []string{"experts", "used", "m", "k", "b", "shapes"} {
+			if in.Given(f) {
+				return nil, nil, fmt.Errorf("--%s: the model sets it; drop it or drop --preset/--gguf", f)
+			}
+		}
+		m, err := LoadModel("--preset", in.Preset, "--gguf", in.GGUF)
+		if err != nil {
+			return nil, nil, err
+		}
+		out, err := ModelShapes(m, models.LayerOptions{Tokens: 1, Type: sh.TypeA, ForceType: in.Given("type"), HalfB: sh.HalfB}, sh.Op)
+		if err != nil {
+			return nil, nil, TypeHint(err)
+		}
+		return out, m, nil
+	}
+	dims := []MK{{M: sh.M, K: sh.K}}
+	if in.Shapes != "" || in.Given("shapes") {
+		if in.Given("m") || in.Given("k") {
+			return nil, nil, errors.New("--shapes: give either --shapes or --m/--k")
+		}
+		var err error
+		if dims, err = ParseShapes("--shapes", in.Shapes); err != nil {
+			return nil, nil, err
+		}
+	}
+	label := ""
+	if in.Shapes != "" {
+		label = "--shapes"
+	}
+	out, err := DimShapes(sh, dims, in.Labels, label)
+	return out, nil, err
+}
+
+// TypeHint adds what to do about a GGUF weight type metalsim does not
+// decode (--type).
+func TypeHint(err error) error {
+	if errors.Is(err, models.ErrUnsupportedType) {
+		return fmt.Errorf("--gguf: %w; pass --type to simulate every expert tensor as one supported type", err)
+	}
+	return err
+}
+
+// Unverified says which of a model's numbers are unverified ("" when none),
+// for the outputs (CSV, compare's JSON) that have no place to say it.
+func Unverified(m *models.Model) string {
+	if m == nil || len(m.Unverified) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: unverified: %s (not checked against the model's own config: verify before relying on them)", m.Name, strings.Join(m.Unverified, ", "))
 }

@@ -154,3 +154,19 @@ func labelOr(label, def string) string {
 	}
 	return label
 }
+
+// CheckOpFlags reports a flag of one op given with the other (given: the
+// flags given, by name): a mul_mat has no experts, routing or b, a
+// mul_mat_id no bs or nr.
+func CheckOpFlags(op tile.Op, given map[string]bool) error {
+	for _, name := range []string{"experts", "used", "b", "routing", "skew", "bs", "nr"} {
+		only := tile.OpMulMatID
+		if name == "bs" || name == "nr" {
+			only = tile.OpMulMat
+		}
+		if given[name] && op != only {
+			return fmt.Errorf("--%s: applies to --op %s only", name, only)
+		}
+	}
+	return nil
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/models"
+	"github.com/metalsim/metalsim/routing"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 )
@@ -181,4 +182,47 @@ func LoadModel(presetLabel, preset, ggufLabel, ggufFile string) (*models.Model, 
 		return m, nil
 	}
 	return nil, fmt.Errorf("%s or %s: name the model (simrun model --list shows the presets)", presetLabel, ggufLabel)
+}
+
+// ModelInputs are a model-layer study as simrun model's command line gives
+// it: the lists of n, one chip, the path, one variant and one routing.
+type ModelInputs struct {
+	Ns, Chip, Path, Variant, Routing string
+}
+
+// ParseModelPoint reads the n list and the point (chip, variant, path, the
+// routing in opt) a model layer is timed at; errors name the flags.
+func ParseModelPoint(in ModelInputs, m *models.Model, kernel tile.MetalKernel, opt sim.Options, labels Labels) ([]int, *Point, error) {
+	ns, err := ParseNs("--n", in.Ns)
+	if err != nil {
+		return nil, nil, err
+	}
+	chipList, err := LoadChips("--chip", in.Chip)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(chipList) != 1 {
+		return nil, nil, fmt.Errorf("--chip %q: give one chip (simrun compare and sweep take lists)", in.Chip)
+	}
+	pt := &Point{Chip: chipList[0], Kernel: kernel, Options: opt, Labels: labels}
+	if in.Path != "" {
+		p, err := tile.ParsePath(in.Path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--path: %w", err)
+		}
+		pt.Path = &p
+	}
+	vas, err := LoadVariants("--variant", []string{in.Variant})
+	if err != nil {
+		return nil, nil, err
+	}
+	pt.Variant = vas[0]
+	if _, err := pt.Variant.Kernel(pt.Chip, pt.Path); err != nil {
+		return nil, nil, fmt.Errorf("--variant: %w", err)
+	}
+	ps := routing.Parser{Experts: m.Experts, Used: m.Used, Label: "--routing", SkewLabel: "--skew", NLabel: "--n"}
+	if pt.Options.Routing, err = ParseOneRouting(ps, in.Routing, "model", ns); err != nil {
+		return nil, nil, err
+	}
+	return ns, pt, nil
 }

@@ -55,15 +55,23 @@ func (pt *Point) Kernels() (tile.MetalKernel, tile.Kernel, error) {
 	return kern, k, nil
 }
 
-// CheckWork estimates the point's run on sm (sim.Simulator.Estimate) and
-// returns a *sim.WorkError when it is past the options' bound; a point that
-// cannot run at all passes (its row says why).
-func (pt *Point) CheckWork(sm *sim.Simulator) error {
-	_, k, err := pt.Kernels()
+// Work estimates the point's run on sm (sim.Simulator.Estimate; Run and
+// Observe run what it estimates).
+func (pt *Point) Work(sm *sim.Simulator) (sim.Work, error) {
+	kern, k, err := pt.Kernels()
 	if err != nil {
-		return nil
+		return sim.Work{}, err
 	}
-	w, err := sm.Estimate(pt.Workload, k, pt.Kernel, pt.Chip, pt.Options)
+	if kern == tile.KernelMulMMID {
+		return sm.EstimateRun(pt.Workload.MoE, k, pt.Options) // at any n, as Run
+	}
+	return sm.Estimate(pt.Workload, k, kern, pt.Chip, pt.Options)
+}
+
+// CheckWork returns a *sim.WorkError when the point's run is past its
+// options' bound; a point that cannot run at all passes (its row says why).
+func (pt *Point) CheckWork(sm *sim.Simulator) error {
+	w, err := pt.Work(sm)
 	if err != nil {
 		return nil
 	}

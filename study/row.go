@@ -208,3 +208,18 @@ func WritePoint(w io.Writer, asJSON bool, r *Row) error {
 	cw.Flush()
 	return cw.Error()
 }
+
+// Failures counts the rows with an error and returns the first's text
+// ("point I (chip, variant, routing, n = N): error"), for a sweep's or a
+// merge's closing line.
+func Failures(rows []*Row) (n int, first string) {
+	for _, r := range rows {
+		if r.Error != "" {
+			if n == 0 {
+				first = fmt.Sprintf("point %d (%s, %s, %s, n = %d): %s", r.Index, r.Chip, r.Variant, r.Routing, r.N, r.Error)
+			}
+			n++
+		}
+	}
+	return n, first
+}

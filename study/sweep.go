@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -169,13 +170,16 @@ func (s *Sweep) row(sm *sim.Simulator, i int) *Row {
 	return r
 }
 
-// Run runs the points idx (ascending) on workers goroutines sharing one
-// simulator, and hands their rows to emit in idx order as they complete; an
+// Run runs the points idx (ascending) on workers goroutines (0: GOMAXPROCS)
+// sharing one simulator, and hands their rows to emit in idx order as they complete; an
 // error from emit stops the run and is returned. done, if not nil, is called
 // with the number of points completed after each (in any order).
 func (s *Sweep) Run(idx []int, workers int, emit func(*Row) error, done func(completed int)) error {
 	if _, err := s.ID(); err != nil {
 		return err
+	}
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
 	}
 	sm := sim.NewSimulator()
 	jobs := make(chan int)
@@ -298,4 +302,60 @@ func (s *Sweep) Check() error {
 		}
 	}
 	return nil
+}
+
+// SweepAxes are a sweep's axes as simrun sweep's flags give them: lists
+// (comma-separated) of n, variants, chips, routings and skews, and the path
+// ("": a spec file's, else each chip's).
+type SweepAxes struct {
+	Ns, Variants, Chips, Path, Routings, Skews string
+}
+
+// ParseSweep reads a sweep of shape sh, run by kernel (tile.KernelAuto:
+// llama.cpp's choice) with opt, from its axes; errors name the flags (--n,
+// --variant, --chip, --path, --routing, --skew) and, through labels, the
+// shape's.
+func ParseSweep(ax SweepAxes, sh Shape, kernel tile.MetalKernel, opt sim.Options, labels Labels) (*Sweep, error) {
+	ns, err := ParseNs("--n", ax.Ns)
+	if err != nil {
+		return nil, err
+	}
+	variantItems, err := SplitList("--variant", ax.Variants)
+	if err != nil {
+		return nil, err
+	}
+	variants, err := LoadVariants("--variant", variantItems)
+	if err != nil {
+		return nil, err
+	}
+	chipList, err := LoadChips("--chip", ax.Chips)
+	if err != nil {
+		return nil, err
+	}
+	var path *tile.Path
+	if ax.Path != "" {
+		p, err := tile.ParsePath(ax.Path)
+		if err != nil {
+			return nil, fmt.Errorf("--path: %w", err)
+		}
+		path = &p
+	}
+	skews, err := ParseFloats("--skew", ax.Skews)
+	if err != nil {
+		return nil, err
+	}
+	routingItems, err := SplitList("--routing", ax.Routings)
+	if err != nil {
+		return nil, err
+	}
+	rp := routing.Parser{Experts: sh.Experts, Used: sh.Used, Label: "--routing", SkewLabel: "--skew", NLabel: "--n"}
+	routes, err := rp.Expand(routingItems, skews)
+	if err != nil {
+		return nil, err
+	}
+	if err := rp.CheckTokens(routes, ns); err != nil {
+		return nil, err
+	}
+	sw := &Sweep{Chips: chipList, Variants: variants, Routes: routes, Ns: ns, Shape: sh, Path: path, Kernel: kernel, Options: opt, Labels: labels}
+	return sw, sw.Check()
 }

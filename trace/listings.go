@@ -89,3 +89,23 @@ func WriteKnobs(w io.Writer) error {
 	_, err := fmt.Fprintln(w, "\nThe mat-vec kernels (mul_mv, mul_mv_ext, mul_mv_id) take no knob: a run of one names the variant's knobs it leaves out in a note.")
 	return err
 }
+
+// VariantListings returns the built-in variants and the spec files given
+// (each must end in .toml), as simrun variants lists them.
+func VariantListings(files []string) ([]VariantListing, error) {
+	var rows []VariantListing
+	for _, v := range tile.Builtin() {
+		rows = append(rows, VariantListing{Variant: v, From: "built-in"})
+	}
+	for _, f := range files {
+		if !strings.HasSuffix(f, ".toml") {
+			return nil, fmt.Errorf("argument %q: want a .toml spec file", f)
+		}
+		v, path, err := tile.LoadVariant(f)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, VariantListing{Variant: v, Path: path, From: f})
+	}
+	return rows, nil
+}

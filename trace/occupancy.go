@@ -125,3 +125,34 @@ func regRows(lo, hi, step, own int) []int {
 	}
 	return out
 }
+
+// Override sets the report's threads, registers and threadgroup memory to
+// the what-if values given (nil: not given, the shape's stays), each checked
+// against the chip's limits; errors name the flags that give them
+// (--threads, --regs, --tg-mem).
+func (r *OccupancyReport) Override(threads, regs, tgMem *int) error {
+	chip := r.Chip
+	for _, o := range []struct {
+		flag    string
+		v       *int
+		lo, hi  int
+		dst     *int
+		context string
+	}{
+		{"--threads", threads, 1, int(chip.MaxThreadsPerTG.Value), &r.Threads, " (max threads per threadgroup on " + chip.Name + ")"},
+		{"--regs", regs, 1, chips.MaxRegsPerThread, &r.Regs, ""},
+		{"--tg-mem", tgMem, 0, int(chip.TGMemoryPerTG.Value), &r.TGMem, " (threadgroup memory per threadgroup on " + chip.Name + ")"},
+	} {
+		if o.v == nil {
+			continue
+		}
+		if *o.v < o.lo || *o.v > o.hi {
+			return fmt.Errorf("%s = %d: must be in [%d, %d]%s", o.flag, *o.v, o.lo, o.hi, o.context)
+		}
+		*o.dst, r.WhatIf = *o.v, "--threads/--regs/--tg-mem"
+	}
+	if regs != nil {
+		r.RegsFrom = "--regs"
+	}
+	return nil
+}

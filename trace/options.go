@@ -68,3 +68,23 @@ func ParseCores(label, s string, chip *chips.Chip) ([]int, error) {
 	sort.Ints(out)
 	return out, nil
 }
+
+// CheckFlags checks simrun trace's recording flags, with errors naming them:
+// --max-events in [1, maxEvents] (about 1 KB of memory per event while the
+// trace is written), --idle in [0, 1e9] ns, --sample in (0, 1e6] µs and
+// leaving room for the events under --max-events.
+func (o RecordOptions) CheckFlags(maxEvents int) error {
+	if o.MaxEvents < 1 || o.MaxEvents > maxEvents {
+		return fmt.Errorf("--max-events = %d: must be in [1, %d] (about 1 KB of memory per event while the trace is written)", o.MaxEvents, maxEvents)
+	}
+	if !(o.IdleNs >= 0) || o.IdleNs > 1e9 {
+		return fmt.Errorf("--idle = %g: must be in [0, 1e9] ns", o.IdleNs)
+	}
+	if !(o.SampleUs > 0) || o.SampleUs > 1e6 {
+		return fmt.Errorf("--sample = %g: must be in (0, 1e6] µs", o.SampleUs)
+	}
+	if n := (o.EndUs - o.StartUs) / o.SampleUs; n >= float64(o.MaxEvents) {
+		return fmt.Errorf("--sample = %g: %.0f DRAM samples over the window leave no room under --max-events = %d", o.SampleUs, n, o.MaxEvents)
+	}
+	return nil
+}

@@ -19,7 +19,7 @@ func WriteCompareText(w io.Writer, rows []study.CompareRow, a, b string, model *
 	fmt.Fprintf(w, "A = %s, B = %s; routing %s, %d draws, seed %d, %s engine; Δ = B - A (negative: B faster)\n",
 		a, b, opt.Routing.Name(), opt.Draws, opt.Seed, opt.Engine)
 	if model != nil {
-		WriteModelHeader(w, model)
+		WriteModelHeader(w, model, "")
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -70,7 +70,7 @@ func mmaCount(s study.CompareSide) string {
 
 // WriteModelHeader prints a model's MoE shape and source, flagging its
 // unverified numbers, and its expert tensors and notes.
-func WriteModelHeader(w io.Writer, m *models.Model) {
+func WriteModelHeader(w io.Writer, m *models.Model, forced string) {
 	fmt.Fprintf(w, "model %s: %d experts, top-%d, hidden %d, expert FFN %d (%s)\n", m.Name, m.Experts, m.Used, m.Hidden, m.FFN, m.Source)
 	if len(m.Unverified) > 0 {
 		fmt.Fprintf(w, "  unverified: %s (not checked against the model's own config: verify before relying on them)\n", strings.Join(m.Unverified, ", "))
@@ -80,6 +80,13 @@ func WriteModelHeader(w io.Writer, m *models.Model) {
 	}
 	for _, n := range m.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	if forced != "" && m.Tensors != nil {
+		var decl []string
+		for _, t := range m.Tensors {
+			decl = append(decl, t.Role+" "+t.Type)
+		}
+		fmt.Fprintf(w, "  every expert tensor simulated as %s (--type); the file declares %s\n", forced, strings.Join(decl, ", "))
 	}
 }
 

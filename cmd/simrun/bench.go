@@ -1,14 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/metalsim/metalsim/bench"
-	"github.com/metalsim/metalsim/fileio"
 	"github.com/metalsim/metalsim/sim"
 )
 
@@ -59,8 +59,8 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	given := flagsGiven(fs)
 	switch {
 	case *list:
-		if len(given) > 1 {
-			return fail(stderr, "bench", errors.New("--list: give it alone (it lists the presets and runs nothing)"))
+		if err := alone(fs, "list", "the presets"); err != nil {
+			return fail(stderr, "bench", err)
 		}
 		return okOr(stderr, bench.WritePresets(stdout))
 	case *fit != "" || *validate != "":
@@ -69,26 +69,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "bench", errors.New("--doc: only with --validate"))
 	}
 
-	// the model
-	var m *bench.Model
-	var err error
-	switch {
-	case *preset != "" && *model != "":
-		return fail(stderr, "bench", errors.New("--preset and -m: give one model"))
-	case *preset != "":
-		m, err = bench.FromPreset(*preset, *ftype)
-		if err != nil {
-			return fail(stderr, "bench", fmt.Errorf("--preset %s --type %s: %w", *preset, *ftype, err))
-		}
-	case *model != "":
-		if given["type"] {
-			return fail(stderr, "bench", errors.New("--type: applies to --preset; -m times the file's own tensor types"))
-		}
-		if m, err = bench.FromGGUF(*model); err != nil {
-			return fail(stderr, "bench", fmt.Errorf("-m: %w", err))
-		}
-	default:
-		return fail(stderr, "bench", errors.New("--preset or -m: name the model (simrun bench --list shows the presets)"))
+	m, err := bench.LoadModel(*preset, *ftype, *model, given["type"])
+	if err != nil {
+		return fail(stderr, "bench", err)
 	}
 	chip, err := cf.chip()
 	if err != nil {
@@ -105,40 +88,14 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "bench", fmt.Errorf("-o %q: allowed %s", *out, strings.Join(bench.Formats, ", ")))
 	}
 
-	// the tests
-	ps, err := bench.ParseInts("-p", *prompts, 0, bench.MaxTokens)
+	tests, err := bench.ParseTests(*prompts, *gens, pairs)
 	if err != nil {
 		return fail(stderr, "bench", err)
 	}
-	ns, err := bench.ParseInts("-n", *gens, 0, bench.MaxTokens)
+	bs, ubs, fas, err := bench.ParseSetups(*batch, *ubatch, *fa)
 	if err != nil {
 		return fail(stderr, "bench", err)
 	}
-	var pgs []bench.Test
-	for _, s := range pairs {
-		t, err := bench.ParsePair("-pg", s)
-		if err != nil {
-			return fail(stderr, "bench", err)
-		}
-		pgs = append(pgs, t)
-	}
-	bs, err := bench.ParseInts("-b", *batch, 1, bench.MaxBatch)
-	if err != nil {
-		return fail(stderr, "bench", err)
-	}
-	ubs, err := bench.ParseInts("-ub", *ubatch, 1, bench.MaxBatch)
-	if err != nil {
-		return fail(stderr, "bench", err)
-	}
-	fas, err := bench.ParseInts("-fa", *fa, 0, 1)
-	if err != nil {
-		return fail(stderr, "bench", err)
-	}
-	tests := bench.Tests(ps, ns, pgs)
-	if len(tests) == 0 {
-		return fail(stderr, "bench", errors.New("-p, -n, -pg: no test left (every value is 0)"))
-	}
-
 	par, err := bench.DefaultParams()
 	if err != nil {
 		return fail(stderr, "bench", err)
@@ -151,32 +108,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "bench", err)
 	}
-	// every combination is checked before anything runs
-	type run struct {
-		t bench.Test
-		s bench.Setup
-	}
-	var runs []run
-	for _, nb := range bs {
-		for _, ub := range ubs {
-			for _, f := range fas {
-				for _, t := range tests {
-					s := bench.Setup{Batch: nb, Ubatch: ub, FlashAttn: f == 1}
-					if err := b.Check(t, s); err != nil {
-						return fail(stderr, "bench", err)
-					}
-					runs = append(runs, run{t, s})
-				}
-			}
-		}
-	}
-	rep := &bench.Report{Model: m, Chip: chip.Name, Variant: k.Name}
-	for _, r := range runs {
-		res, err := b.Run(r.t, r.s)
-		if err != nil {
-			return fail(stderr, "bench", err)
-		}
-		rep.Results = append(rep.Results, res)
+	rep, err := b.RunAll(bs, ubs, fas, tests) // every combination is checked before anything runs
+	if err != nil {
+		return fail(stderr, "bench", err)
 	}
 	for _, n := range m.Notes {
 		fmt.Fprintf(stderr, "simrun bench: %s: %s\n", m.Config.Name, n)
@@ -187,7 +121,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 // runBenchCalibration fits the parameters (--fit) or predicts every row of a
 // results file (--validate).
 func runBenchCalibration(fitFile, validateFile string, doc bool, given map[string]bool, stdout, stderr io.Writer) int {
-	for name := range given {
+	for _, name := range slices.Sorted(maps.Keys(given)) {
 		if name != "fit" && name != "validate" && name != "doc" {
 			return fail(stderr, "bench", fmt.Errorf("--%s: not used by --fit or --validate", name))
 		}
@@ -195,43 +129,8 @@ func runBenchCalibration(fitFile, validateFile string, doc bool, given map[strin
 	if fitFile != "" && validateFile != "" {
 		return fail(stderr, "bench", errors.New("--fit and --validate: give one"))
 	}
-	file := fitFile + validateFile
-	rows, err := readRows(file)
-	if err != nil {
+	if err := bench.Calibrate(stdout, fitFile+validateFile, fitFile != "", doc); err != nil {
 		return fail(stderr, "bench", err)
 	}
-	cases, err := bench.Cases(rows, sim.Options{})
-	if err != nil {
-		return fail(stderr, "bench", err)
-	}
-	par, err := bench.DefaultParams()
-	if err != nil {
-		return fail(stderr, "bench", err)
-	}
-	if validateFile != "" {
-		if doc {
-			return okOr(stderr, bench.WriteDocTable(stdout, cases, par))
-		}
-		return okOr(stderr, bench.WriteTable(stdout, cases, par))
-	}
-	fitted, _, err := bench.Fit(cases, par, "go run ./cmd/simrun bench --fit "+fitFile, fitFile)
-	if err != nil {
-		return fail(stderr, "bench", err)
-	}
-	data, err := fitted.MarshalIndent()
-	if err != nil {
-		return fail(stderr, "bench", err)
-	}
-	_, err = stdout.Write(data)
-	return okOr(stderr, err)
-}
-
-// readRows reads a llama-bench results file (fileio.ReadFile: a regular
-// file or -, under the measurement-file cap).
-func readRows(file string) ([]bench.Row, error) {
-	data, err := fileio.ReadFile(file, fileio.Measurements)
-	if err != nil {
-		return nil, err
-	}
-	return bench.ParseRows(bytes.NewReader(data), file)
+	return exitOK
 }

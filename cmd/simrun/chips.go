@@ -17,18 +17,7 @@ func runChips(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if *show != "" || *file != "" {
-		if *show != "" && *file != "" {
-			return fail(stderr, "chips", fmt.Errorf("--show %q and --chip-file %s: give one", *show, *file))
-		}
-		var c *chips.Chip
-		var err error
-		if *file != "" {
-			if c, err = chips.LoadFile(*file); err != nil {
-				err = fmt.Errorf("--chip-file: %w", err)
-			}
-		} else if c, err = study.LoadChip(*show); err != nil {
-			err = fmt.Errorf("--show: %w", err)
-		}
+		c, err := study.ShowChip(*show, *file)
 		if err != nil {
 			return fail(stderr, "chips", err)
 		}

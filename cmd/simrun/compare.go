@@ -1,13 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/metalsim/metalsim/accuracy"
-	"github.com/metalsim/metalsim/models"
 	"github.com/metalsim/metalsim/study"
 	"github.com/metalsim/metalsim/trace"
 	"github.com/metalsim/metalsim/trace/plots"
@@ -54,32 +52,12 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "compare", fmt.Errorf("want two variants A B, got %d arguments (usage: simrun compare [flags] A B)", len(pos)))
 	}
 	set := flagsGiven(fs)
-	var variants [2]study.Variant
-	for i, a := range pos {
-		va, err := study.LoadVariants("variant "+string(rune('A'+i)), []string{a})
-		if err != nil {
-			return fail(stderr, "compare", err)
-		}
-		variants[i] = va[0]
-	}
-	chips, err := study.LoadChips("--chip", *chipFlag)
-	if err != nil {
-		return fail(stderr, "compare", err)
-	}
-	path, err := parsePath(*pathFlag)
-	if err != nil {
-		return fail(stderr, "compare", err)
-	}
-	ns, err := study.ParseNs("--n", *nFlag)
-	if err != nil {
-		return fail(stderr, "compare", err)
-	}
 	opt, err := sf.options()
 	if err != nil {
 		return fail(stderr, "compare", err)
 	}
-	if *format != "text" && *format != "csv" && *format != "json" {
-		return fail(stderr, "compare", fmt.Errorf("--format %q: allowed text, csv, json", *format))
+	if err := checkChoice("--format", *format, "text", "csv", "json"); err != nil {
+		return fail(stderr, "compare", err)
 	}
 	if err := checkPlotFile(*plotFile); err != nil {
 		return fail(stderr, "compare", err)
@@ -98,24 +76,18 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "compare", fmt.Errorf("--measured: %w", err))
 		}
 	}
-	list, model, err := compareShapes(&shape, set, *shapes, *preset, *ggufFile)
+	sh, err := shape.shape()
 	if err != nil {
 		return fail(stderr, "compare", err)
 	}
-	used, experts := shape.used, shape.experts
-	if model != nil {
-		used, experts = model.Used, model.Experts
-	}
-	r, err := parseOneRouting("compare", *routingFlag, used, experts, ns)
+	c, model, err := study.ParseComparison(study.CompareInputs{Variants: [2]string{pos[0], pos[1]}, Chips: *chipFlag, Ns: *nFlag, Path: *pathFlag,
+		Routing: *routingFlag, Op: shape.op, Kernels: shape.kernel, Shape: sh, Shapes: *shapes, Preset: *preset, GGUF: *ggufFile,
+		Given: func(f string) bool { return set[f] }, Labels: flagLabels}, opt)
 	if err != nil {
 		return fail(stderr, "compare", err)
 	}
-	opt.Routing = r
-	kernels, err := study.ParseKernelPair("--op", shape.op, "--kernel", shape.kernel)
-	if err != nil {
-		return fail(stderr, "compare", err)
-	}
-	c := study.Comparison{Chips: chips, Variants: variants, Path: path, Kernels: kernels, Shapes: list, Layer: model != nil, Ns: ns, Options: opt, Labels: flagLabels}
+	opt = c.Options
+	variants := c.Variants
 	sides := c.SideNames()
 	rows, err := c.Run()
 	if err != nil {
@@ -123,10 +95,10 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	switch *format {
 	case "json":
-		warnUnverified(stderr, "compare", model)
+		warnUnverified(stderr, "compare", study.Unverified(model))
 		err = study.WriteCompareJSON(stdout, rows)
 	case "csv":
-		warnUnverified(stderr, "compare", model)
+		warnUnverified(stderr, "compare", study.Unverified(model))
 		err = study.WriteCompareCSV(stdout, rows)
 	default:
 		err = trace.WriteCompareText(stdout, rows, sides[0], sides[1], model, opt)
@@ -152,44 +124,4 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	sf.writeRates(stderr)
 	return exitOK
-}
-
-// compareShapes returns the shapes to compare: a model's layer matmuls, the
-// --shapes list, or the problem flags' one shape.
-func compareShapes(shape *shapeFlags, set map[string]bool, shapes, preset, ggufFile string) ([]study.CompareShape, *models.Model, error) {
-	sh, err := shape.shape()
-	if err != nil {
-		return nil, nil, err
-	}
-	if preset != "" || ggufFile != "" {
-		for _, f := range []string{"experts", "used", "m", "k", "b", "shapes"} {
-			if set[f] {
-				return nil, nil, fmt.Errorf("--%s: the model sets it; drop it or drop --preset/--gguf", f)
-			}
-		}
-		m, err := loadModel(preset, ggufFile)
-		if err != nil {
-			return nil, nil, err
-		}
-		out, err := study.ModelShapes(m, models.LayerOptions{Tokens: 1, Type: sh.TypeA, ForceType: set["type"], HalfB: sh.HalfB}, sh.Op)
-		if err != nil {
-			return nil, nil, modelTypeHint(err)
-		}
-		return out, m, nil
-	}
-	dims := []study.MK{{M: shape.m, K: shape.k}}
-	if shapes != "" || set["shapes"] {
-		if set["m"] || set["k"] {
-			return nil, nil, errors.New("--shapes: give either --shapes or --m/--k")
-		}
-		if dims, err = study.ParseShapes("--shapes", shapes); err != nil {
-			return nil, nil, err
-		}
-	}
-	label := ""
-	if shapes != "" {
-		label = "--shapes"
-	}
-	out, err := study.DimShapes(sh, dims, flagLabels, label)
-	return out, nil, err
 }

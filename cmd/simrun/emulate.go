@@ -33,18 +33,11 @@ func runEmulate(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFlagsOnly(fs, args, "emulate", stderr); !ok {
 		return code
 	}
-	w, err := pf.workload()
+	pt, err := pf.point(&kf, nil, sim.Options{})
 	if err != nil {
 		return fail(stderr, "emulate", err)
 	}
-	forced, err := pf.forced()
-	if err != nil {
-		return fail(stderr, "emulate", err)
-	}
-	pt, err := kf.point(nil, w, forced, sim.Options{})
-	if err != nil {
-		return fail(stderr, "emulate", err)
-	}
+	w := pt.Workload
 	kern, k, err := pt.Kernels()
 	if err != nil {
 		return fail(stderr, "emulate", err)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/dequant"
-	"github.com/metalsim/metalsim/routing"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/study"
 	"github.com/metalsim/metalsim/termtable"
@@ -33,7 +32,7 @@ func (f *shapeFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.used, "used", 8, "experts used per token (n_used; mul_mat_id)")
 	fs.IntVar(&f.m, "m", 768, "weight rows (per expert)")
 	fs.IntVar(&f.k, "k", 2048, "reduction length")
-	fs.StringVar(&f.typeA, "type", "q4_0", "weight type ("+weightTypeNames()+")")
+	fs.StringVar(&f.typeA, "type", "q4_0", "weight type ("+dequant.TypeNames()+")")
 	fs.StringVar(&f.typeB, "type-b", "f32", "activation type (f32, f16)")
 	fs.BoolVar(&f.bcast, "b", false, "broadcast: all slots of a token read one activation row (b=1; mul_mat_id)")
 	fs.IntVar(&f.bs, "bs", 1, "weight matrices, one matmul each (test-backend-ops bs; mul_mat)")
@@ -45,14 +44,6 @@ func (f *shapeFlags) registerOp(fs *flag.FlagSet, dense string) {
 	f.fs = fs
 	fs.StringVar(&f.op, "op", "mul_mat_id", "op: mul_mat_id (the MoE expert matmul) or mul_mat ("+dense+")")
 	fs.StringVar(&f.kernel, "kernel", "auto", "Metal kernel: auto (llama.cpp's choice: kernel-facts §2), or force one of mul_mm_id, mul_mv_id (mul_mat_id); mul_mm, mul_mv, mul_mv_ext (mul_mat)")
-}
-
-func weightTypeNames() string {
-	var names []string
-	for _, t := range dequant.Types() {
-		names = append(names, t.String())
-	}
-	return strings.Join(names, ", ")
 }
 
 // types parses --type and --type-b.
@@ -76,13 +67,9 @@ func (f *shapeFlags) shape() (study.Shape, error) {
 	if err != nil {
 		return study.Shape{}, fmt.Errorf("--op: %w", err)
 	}
-	for _, name := range []string{"experts", "used", "b", "routing", "skew", "bs", "nr"} {
-		only := tile.OpMulMatID
-		if name == "bs" || name == "nr" {
-			only = tile.OpMulMat
-		}
-		if f.fs != nil && flagsGiven(f.fs)[name] && op != only {
-			return study.Shape{}, fmt.Errorf("--%s: applies to --op %s only", name, only)
+	if f.fs != nil {
+		if err := study.CheckOpFlags(op, flagsGiven(f.fs)); err != nil {
+			return study.Shape{}, err
 		}
 	}
 	t, halfB, err := f.types()
@@ -124,6 +111,20 @@ func (f *problemFlags) register(fs *flag.FlagSet) {
 }
 
 func (f *problemFlags) workload() (tile.Workload, error) { return f.shapeFlags.workload(f.n, f.m, f.k) }
+
+// point returns the flags' matmul on chip, run by the --kernel given with
+// kf's variant and path (kernelFlags.point).
+func (f *problemFlags) point(kf *kernelFlags, chip *chips.Chip, opt sim.Options) (*study.Point, error) {
+	w, err := f.workload()
+	if err != nil {
+		return nil, err
+	}
+	forced, err := f.forced()
+	if err != nil {
+		return nil, err
+	}
+	return kf.point(chip, w, forced, opt)
+}
 
 // kernelFlags choose the kernel variant and path.
 type kernelFlags struct {
@@ -286,18 +287,6 @@ func parsePath(s string) (*tile.Path, error) {
 	return &p, nil
 }
 
-// routingParser reads routing specs for a shape, its errors naming the
-// flags.
-func routingParser(used, experts int) routing.Parser {
-	return routing.Parser{Experts: experts, Used: used, Label: "--routing", SkewLabel: "--skew", NLabel: "--n"}
-}
-
-// parseOneRouting parses the single --routing of compare and model
-// (study.ParseOneRouting).
-func parseOneRouting(cmd, spec string, used, experts int, ns []int) (routing.Routing, error) {
-	return study.ParseOneRouting(routingParser(used, experts), spec, cmd, ns)
-}
-
 // flagError names the flag of a tile problem's validation error.
 func flagError(err error) error { return flagLabels.Name(err) }
 
@@ -319,6 +308,21 @@ func parseWithArgs(fs *flag.FlagSet, args []string) ([]string, int, bool) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// alone reports a flag that lists something and runs nothing, given with
+// others.
+func alone(fs *flag.FlagSet, name, what string) error {
+	var others []string
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name != name {
+			others = append(others, "--"+f.Name)
+		}
+	})
+	if len(others) > 0 {
+		return fmt.Errorf("--%s: give it alone, without %s (it lists %s and runs nothing)", name, strings.Join(others, ", "), what)
+	}
+	return nil
 }
 
 // flagsGiven returns the names of the flags given on the command line.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/metalsim/metalsim/golden"
 )
@@ -26,45 +25,18 @@ func runGolden(args []string, stdout, stderr io.Writer) int {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fail(stderr, "golden", fmt.Errorf("%s: not a readable directory", dir))
 	}
-	var all []golden.Result
-	var absent []string // sets the directory does not hold
-	for _, step := range []struct {
-		name string
-		f    func(string) ([]golden.Result, error)
-	}{
-		{"tables", golden.VerifyTables},
-		{"dequant", golden.VerifyDequant},
-		{"mulmatid", func(d string) ([]golden.Result, error) { r, _, err := golden.VerifyMulMatID(d); return r, err }},
-	} {
-		res, err := step.f(dir)
-		if err != nil {
-			return fail(stderr, "golden", fmt.Errorf("%s: %w", step.name, err))
-		}
-		for _, r := range res {
-			fmt.Fprintln(stdout, r)
-		}
-		if len(res) == 0 {
-			absent = append(absent, step.name+"/")
-		}
-		all = append(all, res...)
+	all, absent, err := golden.VerifyAll(dir)
+	if err != nil {
+		return fail(stderr, "golden", err)
 	}
-	passed, failed := 0, 0
 	for _, r := range all {
-		if r.Pass {
-			passed++
-		} else {
-			failed++
-		}
+		fmt.Fprintln(stdout, r)
 	}
-	if len(all) == 0 { // nothing was checked: no summary that reads like a result
-		fmt.Fprintf(stderr, "simrun golden: %s holds no tables/, dequant/ or mulmatid/ folder\n", dir)
-		return exitBadUsed
+	line, failed, err := golden.Summary(dir, all, absent)
+	if err != nil {
+		return fail(stderr, "golden", err)
 	}
-	fmt.Fprintf(stdout, "golden: %d passed, %d failed", passed, failed)
-	if len(absent) > 0 {
-		fmt.Fprintf(stdout, " (not in %s, so not checked: %s)", dir, strings.Join(absent, ", "))
-	}
-	fmt.Fprintln(stdout)
+	fmt.Fprintln(stdout, line)
 	if failed > 0 {
 		return exitFailed
 	}

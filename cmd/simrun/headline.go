@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/metalsim/metalsim/accuracy"
-	"github.com/metalsim/metalsim/hw"
 	"github.com/metalsim/metalsim/sim"
 )
 
@@ -25,15 +24,7 @@ func runHeadline(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "headline", err)
 	}
-	rows, err := hw.CalibrationRows()
-	if err != nil {
-		return fail(stderr, "headline", err)
-	}
-	cases, err := accuracy.Match(rows, accuracy.MatchOptions{})
-	if err != nil {
-		return fail(stderr, "headline", err)
-	}
-	rep, err := accuracy.Validate(cases, sim.NewSimulator(), opt)
+	rep, err := accuracy.ValidateCalibration(sim.NewSimulator(), opt)
 	if err != nil {
 		return fail(stderr, "headline", err)
 	}

@@ -11,10 +11,12 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/trace"
 )
 
 // Exit codes: the one rule every command follows (README, "Exit codes").
@@ -97,7 +99,7 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	if name == "help" || name == "-h" || name == "--help" || name == "-help" {
 		switch {
 		case name == "help" && len(args) == 2 && args[1] == "terms":
-			writeTerms(stdout)
+			trace.WriteTerms(stdout)
 		case len(args) > 1:
 			fmt.Fprintf(stderr, "simrun help: unknown topic %q (simrun help terms explains the tables' words)\n", strings.Join(args[1:], " "))
 			return exitBadUsed
@@ -164,6 +166,14 @@ func parse(fs *flag.FlagSet, args []string) (int, bool) {
 		return fail(fs.Output(), fs.Name(), fmt.Errorf("--%s %q: empty; give a value (%s) or leave the flag out for its default", empty.Name, empty.Value.String(), empty.Usage)), false
 	}
 	return 0, true
+}
+
+// checkChoice reports a flag's value that is none of allowed.
+func checkChoice(flagName, v string, allowed ...string) error {
+	if !slices.Contains(allowed, v) {
+		return fmt.Errorf("%s %q: allowed %s", flagName, v, strings.Join(allowed, ", "))
+	}
+	return nil
 }
 
 // fail prints an error and returns the bad-input exit code. A run past the

@@ -32,14 +32,8 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "merge", err)
 	}
 	// as the unsharded sweep does: points that could not run fail the merge
-	var failed []*study.Row
-	for _, r := range rows {
-		if r.Error != "" {
-			failed = append(failed, r)
-		}
-	}
-	if len(failed) > 0 {
-		fmt.Fprintf(stderr, "simrun merge: %d of %d points failed (error column); first: %s\n", len(failed), len(rows), failed[0].Error)
+	if n, first := study.Failures(rows); n > 0 {
+		fmt.Fprintf(stderr, "simrun merge: %d of %d points failed (error column); first: %s\n", n, len(rows), first)
 		return exitFailed
 	}
 	return exitOK

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"strings"
 
+	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/models"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/study"
@@ -39,7 +37,7 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	pathFlag := fs.String("path", "", "kernel path: simdgroup or tensor (default: a spec file's path, else the chip's)")
 	variantFlag := fs.String("variant", "upstream", "kernel variant: a built-in name or a .toml spec file")
 	routingFlag := fs.String("routing", "uniform", "routing: uniform, zipf:S, hot:H:F or file:PATH")
-	typeA := fs.String("type", "q4_0", "weight type of every expert tensor ("+weightTypeNames()+"); with --gguf it overrides the file's types")
+	typeA := fs.String("type", "q4_0", "weight type of every expert tensor ("+dequant.TypeNames()+"); with --gguf it overrides the file's types")
 	typeB := fs.String("type-b", "f32", "activation type (f32, f16)")
 	format := fs.String("format", "text", "output: text, csv or json")
 	shape := shapeFlags{}
@@ -49,47 +47,17 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	}
 	set := flagsGiven(fs)
 	if *list {
-		var others []string
-		fs.Visit(func(f *flag.Flag) {
-			if f.Name != "list" {
-				others = append(others, "--"+f.Name)
-			}
-		})
-		if len(others) > 0 {
-			return fail(stderr, "model", fmt.Errorf("--list: give it alone, without %s (it lists the presets and runs nothing)", strings.Join(others, ", ")))
+		if err := alone(fs, "list", "the presets"); err != nil {
+			return fail(stderr, "model", err)
 		}
 		return okOr(stderr, trace.WritePresets(stdout))
 	}
-	if *format != "text" && *format != "csv" && *format != "json" {
-		return fail(stderr, "model", fmt.Errorf("--format %q: allowed text, csv, json", *format))
-	}
-	m, err := loadModel(*preset, *ggufFile)
-	if err != nil {
+	if err := checkChoice("--format", *format, "text", "csv", "json"); err != nil {
 		return fail(stderr, "model", err)
 	}
-	ns, err := study.ParseNs("--n", *nFlag)
+	m, err := study.LoadModel("--preset", *preset, "--gguf", *ggufFile)
 	if err != nil {
 		return fail(stderr, "model", err)
-	}
-	chips, err := study.LoadChips("--chip", *chipFlag)
-	if err != nil {
-		return fail(stderr, "model", err)
-	}
-	if len(chips) != 1 {
-		return fail(stderr, "model", fmt.Errorf("--chip %q: give one chip (simrun compare and sweep take lists)", *chipFlag))
-	}
-	chip := chips[0]
-	path, err := parsePath(*pathFlag)
-	if err != nil {
-		return fail(stderr, "model", err)
-	}
-	vas, err := study.LoadVariants("--variant", []string{*variantFlag})
-	if err != nil {
-		return fail(stderr, "model", err)
-	}
-	k, err := vas[0].Kernel(chip, path)
-	if err != nil {
-		return fail(stderr, "model", fmt.Errorf("--variant: %w", err))
 	}
 	shape.typeA, shape.typeB = *typeA, *typeB
 	sh, err := shape.shape()
@@ -104,34 +72,32 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "model", err)
 	}
-	r, err := parseOneRouting("model", *routingFlag, m.Used, m.Experts, ns)
+	ns, pt, err := study.ParseModelPoint(study.ModelInputs{Ns: *nFlag, Chip: *chipFlag, Path: *pathFlag, Variant: *variantFlag, Routing: *routingFlag},
+		m, forced, opt, flagLabels)
 	if err != nil {
 		return fail(stderr, "model", err)
 	}
-	opt.Routing = r
+	chip, opt := pt.Chip, pt.Options
+	k, _ := pt.Variant.Kernel(chip, pt.Path) // checked
 	lo := models.LayerOptions{Type: sh.TypeA, ForceType: set["type"] || m.Tensors == nil, HalfB: sh.HalfB}
-	pt := study.Point{Chip: chip, Variant: vas[0], Path: path, Kernel: forced, Options: opt, Labels: flagLabels}
-	rows, err := study.ModelLayer(sim.NewSimulator(), m, lo, sh.Op, ns, pt)
+	rows, err := study.ModelLayer(sim.NewSimulator(), m, lo, sh.Op, ns, *pt)
 	if err != nil {
-		return fail(stderr, "model", modelTypeHint(err))
+		return fail(stderr, "model", study.TypeHint(err))
 	}
 	switch *format {
 	case "json":
 		err = study.WriteModelJSON(stdout, m, chip, k.String(), opt, rows)
 	case "csv":
-		warnUnverified(stderr, "model", m)
+		warnUnverified(stderr, "model", study.Unverified(m))
 		err = study.WriteModelCSV(stdout, rows)
 	default:
-		trace.WriteModelHeader(stdout, m)
-		if set["type"] && m.Tensors != nil {
-			var decl []string
-			for _, t := range m.Tensors {
-				decl = append(decl, t.Role+" "+t.Type)
-			}
-			fmt.Fprintf(stdout, "  every expert tensor simulated as %s (--type); the file declares %s\n", sh.TypeA, strings.Join(decl, ", "))
+		forced := ""
+		if set["type"] {
+			forced = sh.TypeA.String()
 		}
+		trace.WriteModelHeader(stdout, m, forced)
 		fmt.Fprintf(stdout, "MoE layer on %s, %s path, variant %s, routing %s (%d draws, seed %d, %s engine)\n\n",
-			chip.Name, k.Path, k.Name, r.Name(), opt.Draws, opt.Seed, opt.Engine)
+			chip.Name, k.Path, k.Name, opt.Routing.Name(), opt.Draws, opt.Seed, opt.Engine)
 		err = trace.WriteModelText(stdout, rows)
 	}
 	if err != nil {
@@ -141,24 +107,10 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// loadModel reads a preset or a GGUF file.
-func loadModel(preset, ggufFile string) (*models.Model, error) {
-	return study.LoadModel("--preset", preset, "--gguf", ggufFile)
-}
-
-// modelTypeHint adds what to do about a GGUF type metalsim does not decode.
-func modelTypeHint(err error) error {
-	if errors.Is(err, models.ErrUnsupportedType) {
-		return fmt.Errorf("--gguf: %w; pass --type to simulate every expert tensor as one supported type", err)
-	}
-	return err
-}
-
-// warnUnverified says on stderr which of a model's numbers are unverified,
-// for the outputs (CSV, compare's JSON) that have no place to say it.
-func warnUnverified(stderr io.Writer, cmd string, m *models.Model) {
-	if m != nil && len(m.Unverified) > 0 {
-		fmt.Fprintf(stderr, "simrun %s: %s: unverified: %s (not checked against the model's own config: verify before relying on them)\n",
-			cmd, m.Name, strings.Join(m.Unverified, ", "))
+// warnUnverified says on stderr which of a model's numbers are unverified
+// (study.Unverified), for the outputs that have no place to say it.
+func warnUnverified(stderr io.Writer, cmd, note string) {
+	if note != "" {
+		fmt.Fprintf(stderr, "simrun %s: %s\n", cmd, note)
 	}
 }

@@ -3,10 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 
-	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/study"
 	"github.com/metalsim/metalsim/trace"
@@ -79,48 +76,24 @@ func runOccupancy(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "occupancy", err)
 	}
-	maxTG := int(chip.MaxThreadsPerTG.Value)
-	nThreads, nRegs, nMem := shape.Threads, shape.Registers.Total, shape.TGMemoryBytes
-	if set["threads"] {
-		if *threads < 1 || *threads > maxTG {
-			return fail(stderr, "occupancy", fmt.Errorf("--threads = %d: must be in [1, %d] (max threads per threadgroup on %s)", *threads, maxTG, chip.Name))
-		}
-		nThreads = *threads
-	}
-	if set["regs"] {
-		if *regs < 1 || *regs > chips.MaxRegsPerThread {
-			return fail(stderr, "occupancy", fmt.Errorf("--regs = %d: must be in [1, %d]", *regs, chips.MaxRegsPerThread))
-		}
-		nRegs = *regs
-	}
-	if set["tg-mem"] {
-		if lim := int(chip.TGMemoryPerTG.Value); *tgMem < 0 || *tgMem > lim {
-			return fail(stderr, "occupancy", fmt.Errorf("--tg-mem = %d: must be in [0, %d] (threadgroup memory per threadgroup on %s)", *tgMem, lim, chip.Name))
-		}
-		nMem = *tgMem
-	}
 	lo, hi, step, err := trace.ParseRegisterRange("--table", *table)
 	if err != nil {
 		return fail(stderr, "occupancy", err)
 	}
-	ext := strings.ToLower(filepath.Ext(*plotFile))
-	if *plotFile != "" && ext != ".png" && ext != ".svg" {
-		return fail(stderr, "occupancy", fmt.Errorf("--plot %q: want a .png or .svg file", *plotFile))
+	if err := checkPlotFile(*plotFile); err != nil {
+		return fail(stderr, "occupancy", err)
 	}
-	if *plotFile != "" {
-		if err := checkOutFile("--plot", *plotFile, ""); err != nil {
-			return fail(stderr, "occupancy", err)
-		}
-	}
-
 	label := trace.RunLabel(kern, k)
 	rep := trace.OccupancyReport{Chip: chip, Kernel: label, TypeA: sh.TypeA.String(), TypeB: *typeB, Shape: shape,
-		Threads: nThreads, Regs: nRegs, TGMem: nMem, Lo: lo, Hi: hi, Step: step}
-	if set["threads"] || set["regs"] || set["tg-mem"] {
-		rep.WhatIf = "--threads/--regs/--tg-mem"
+		Threads: shape.Threads, Regs: shape.Registers.Total, TGMem: shape.TGMemoryBytes, Lo: lo, Hi: hi, Step: step}
+	given := func(name string, v *int) *int { // a what-if value, or nil
+		if set[name] {
+			return v
+		}
+		return nil
 	}
-	if set["regs"] {
-		rep.RegsFrom = "--regs"
+	if err := rep.Override(given("threads", threads), given("regs", regs), given("tg-mem", tgMem)); err != nil {
+		return fail(stderr, "occupancy", err)
 	}
 	code := exitOK
 	launches, err := trace.WriteOccupancy(stdout, rep)
@@ -135,7 +108,7 @@ func runOccupancy(args []string, stdout, stderr io.Writer) int {
 	}
 	if *plotFile != "" {
 		if err := writePlot(*plotFile, func(w io.Writer, format string) error {
-			return plots.WriteOccupancy(w, format, chip, label, nThreads, nRegs, nMem, lo, hi)
+			return plots.WriteOccupancy(w, format, chip, label, rep.Threads, rep.Regs, rep.TGMem, lo, hi)
 		}); err != nil {
 			return fail(stderr, "occupancy", err)
 		}

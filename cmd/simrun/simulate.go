@@ -26,15 +26,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFlagsOnly(fs, args, "simulate", stderr); !ok {
 		return code
 	}
-	if *format != "text" && *format != "csv" && *format != "json" {
-		return fail(stderr, "simulate", fmt.Errorf("--format %q: allowed text, csv, json", *format))
-	}
-	w, err := pf.workload()
-	if err != nil {
-		return fail(stderr, "simulate", err)
-	}
-	forced, err := pf.forced()
-	if err != nil {
+	if err := checkChoice("--format", *format, "text", "csv", "json"); err != nil {
 		return fail(stderr, "simulate", err)
 	}
 	chip, err := cf.chip()
@@ -45,12 +37,12 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "simulate", err)
 	}
-	pt, err := kf.point(chip, w, forced, opt)
+	pt, err := pf.point(&kf, chip, opt)
 	if err != nil {
 		return fail(stderr, "simulate", err)
 	}
 	sm := sim.NewSimulator()
-	stop := startProgress(stderr, sm) // a line on a terminal while a long run lasts
+	stop := trace.StartProgress(stderr, sm) // a line on a terminal while a long run lasts
 	o, err := pt.Run(sm)
 	stop()
 	if err != nil {

@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"runtime"
 
 	"github.com/metalsim/metalsim/study"
+	"github.com/metalsim/metalsim/trace"
 	"github.com/metalsim/metalsim/trace/plots"
 )
 
@@ -62,12 +62,25 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFlagsOnly(fs, args, "sweep", stderr); !ok {
 		return code
 	}
-	sw, err := parseSweepFlags(&shape, &sf, *nFlag, *variantFlag, *chipFlag, *pathFlag, *routingFlag, *skewFlag)
+	sh, err := shape.shape()
 	if err != nil {
 		return fail(stderr, "sweep", err)
 	}
-	if *format != "csv" && *format != "json" {
-		return fail(stderr, "sweep", fmt.Errorf("--format %q: allowed csv, json", *format))
+	forced, err := shape.forced()
+	if err != nil {
+		return fail(stderr, "sweep", err)
+	}
+	opt, err := sf.options()
+	if err != nil {
+		return fail(stderr, "sweep", err)
+	}
+	ax := study.SweepAxes{Ns: *nFlag, Variants: *variantFlag, Chips: *chipFlag, Path: *pathFlag, Routings: *routingFlag, Skews: *skewFlag}
+	sw, err := study.ParseSweep(ax, sh, forced, opt, flagLabels)
+	if err != nil {
+		return fail(stderr, "sweep", err)
+	}
+	if err := checkChoice("--format", *format, "csv", "json"); err != nil {
+		return fail(stderr, "sweep", err)
 	}
 	si, sn, err := study.ParseShard("--shard", *shard)
 	if err != nil {
@@ -81,10 +94,6 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	if *workers < 0 {
 		return fail(stderr, "sweep", fmt.Errorf("--workers = %d: must be >= 0", *workers))
-	}
-	nw := *workers
-	if nw == 0 {
-		nw = runtime.GOMAXPROCS(0)
 	}
 	if err := sw.CheckWork(); err != nil {
 		return fail(stderr, "sweep", err)
@@ -100,8 +109,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	failed, firstErr := 0, ""
 	var drawn []*study.Row
-	pb := newSweepProgress(stderr, "sweep", len(idx))
-	err = sw.Run(idx, nw, func(r *study.Row) error {
+	pb := trace.NewSweepProgress(stderr, "sweep", len(idx))
+	err = sw.Run(idx, *workers, func(r *study.Row) error {
 		if *plotFile != "" {
 			drawn = append(drawn, r)
 		}
@@ -112,7 +121,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 			failed++
 		}
 		return out.Write(r)
-	}, pb.update)
+	}, pb.Update)
 	if err == nil {
 		err = out.Close()
 	}
@@ -128,58 +137,4 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	sf.writeRates(stderr)
 	return exitOK
-}
-
-// parseSweepFlags reads the sweep's axes, shape and options from its flags.
-func parseSweepFlags(shape *shapeFlags, sf *simFlags, nFlag, variantFlag, chipFlag, pathFlag, routingFlag, skewFlag string) (*study.Sweep, error) {
-	ns, err := study.ParseNs("--n", nFlag)
-	if err != nil {
-		return nil, err
-	}
-	sh, err := shape.shape()
-	if err != nil {
-		return nil, err
-	}
-	forced, err := shape.forced()
-	if err != nil {
-		return nil, err
-	}
-	variantItems, err := study.SplitList("--variant", variantFlag)
-	if err != nil {
-		return nil, err
-	}
-	variants, err := study.LoadVariants("--variant", variantItems)
-	if err != nil {
-		return nil, err
-	}
-	chips, err := study.LoadChips("--chip", chipFlag)
-	if err != nil {
-		return nil, err
-	}
-	path, err := parsePath(pathFlag)
-	if err != nil {
-		return nil, err
-	}
-	skews, err := study.ParseFloats("--skew", skewFlag)
-	if err != nil {
-		return nil, err
-	}
-	routingItems, err := study.SplitList("--routing", routingFlag)
-	if err != nil {
-		return nil, err
-	}
-	rp := routingParser(shape.used, shape.experts)
-	routes, err := rp.Expand(routingItems, skews)
-	if err != nil {
-		return nil, err
-	}
-	if err := rp.CheckTokens(routes, ns); err != nil {
-		return nil, err
-	}
-	opt, err := sf.options()
-	if err != nil {
-		return nil, err
-	}
-	sw := &study.Sweep{Chips: chips, Variants: variants, Routes: routes, Ns: ns, Shape: sh, Path: path, Kernel: forced, Options: opt, Labels: flagLabels}
-	return sw, sw.Check()
 }

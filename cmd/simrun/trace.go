@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/study"
-	"github.com/metalsim/metalsim/tile"
 	"github.com/metalsim/metalsim/trace"
 )
 
@@ -63,22 +60,15 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	set := flagsGiven(fs)
-	w, err := pf.workload()
-	if err != nil {
-		return fail(stderr, "trace", err)
-	}
-	forced, err := pf.forced()
-	if err != nil {
-		return fail(stderr, "trace", err)
-	}
 	chip, err := cf.chip()
 	if err != nil {
 		return fail(stderr, "trace", err)
 	}
-	pt, err := kf.point(chip, w, forced, sim.Options{})
+	pt, err := pf.point(&kf, chip, sim.Options{})
 	if err != nil {
 		return fail(stderr, "trace", err)
 	}
+	w, forced := pt.Workload, pt.Kernel
 	kern, k, err := pt.Kernels()
 	if err != nil {
 		return fail(stderr, "trace", err)
@@ -90,93 +80,41 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "trace", err)
 	}
-	// the limits simulate applies: map0 must launch (mul_mm_id), and the
-	// run's work (the whole dispatch, or up to the window's end) stays under
-	// --max-work
+	// simulate's limits: map0 launches (pt.Kernels), and the run's work (the
+	// whole dispatch, or up to the window's end) stays under --max-work
+	until := end
+	if *full {
+		until = 0
+	}
+	mw, err := maxWork.value()
+	if err != nil {
+		return fail(stderr, "trace", err)
+	}
 	sm := sim.NewSimulator()
-	opt := sim.Options{Engine: sim.Detailed, Draws: 1}
-	var work sim.Work
-	if kern == tile.KernelMulMMID {
-		if err = sim.CheckMap0(w.MoE, chip, "--experts", "--used"); err == nil {
-			work, err = sm.EstimateRun(w.MoE, k, opt)
-		}
-	} else {
-		work, err = sm.Estimate(w, k, kern, chip, opt)
+	pt.Options = sim.Options{Engine: sim.Detailed, Draws: 1, MaxWork: mw}
+	work, err := pt.Work(sm)
+	if err == nil {
+		err = sim.CheckWork(work.Observe(chip, until), pt.Options)
 	}
 	if err != nil {
 		return fail(stderr, "trace", flagError(err))
-	}
-	until := end
-	if *full {
-		until = 0 // the whole dispatch
-	}
-	mw, err := maxWork.value()
-	if err == nil {
-		err = sim.CheckWork(work.Observe(chip, until), sim.Options{MaxWork: mw})
-	}
-	if err != nil {
-		return fail(stderr, "trace", err)
 	}
 	list, err := trace.ParseCores("--cores", *cores, chip)
 	if err != nil {
 		return fail(stderr, "trace", err)
 	}
-	if *maxEvents < 1 || *maxEvents > maxTraceEvents {
-		return fail(stderr, "trace", fmt.Errorf("--max-events = %d: must be in [1, %d] (about 1 KB of memory per event while the trace is written)", *maxEvents, maxTraceEvents))
+	ro := trace.RecordOptions{StartUs: start, EndUs: end, Cores: list, MaxEvents: *maxEvents, IdleNs: *idle, SampleUs: *sample, Full: *full}
+	if err := ro.CheckFlags(maxTraceEvents); err != nil {
+		return fail(stderr, "trace", err)
 	}
-	if !(*idle >= 0) || *idle > 1e9 {
-		return fail(stderr, "trace", fmt.Errorf("--idle = %g: must be in [0, 1e9] ns", *idle))
+	outs := trace.Outputs{PNG: *pngFile, SVG: *svgFile, MaxRows: *maxRows}
+	if *out != "" && (set["out"] || *pngFile == "" && *svgFile == "") {
+		outs.JSON = *out // the JSON unless only pictures were asked for
 	}
-	if !(*sample > 0) || *sample > 1e6 {
-		return fail(stderr, "trace", fmt.Errorf("--sample = %g: must be in (0, 1e6] µs", *sample))
+	if err := outs.Check(checkOutFile); err != nil {
+		return fail(stderr, "trace", err)
 	}
-	if n := (end - start) / *sample; n >= float64(*maxEvents) {
-		return fail(stderr, "trace", fmt.Errorf("--sample = %g: %.0f DRAM samples over the window leave no room under --max-events = %d", *sample, n, *maxEvents))
-	}
-	pics := []picture{{"png", *pngFile}, {"svg", *svgFile}}
-	writeJSON := *out != "" && (set["out"] || *pngFile == "" && *svgFile == "")
-	toStdout := 0
-	if writeJSON {
-		if err := checkOutFile("--out", *out, ""); err != nil {
-			return fail(stderr, "trace", err)
-		}
-		if *out == "-" {
-			toStdout++
-		}
-	}
-	for _, pc := range pics {
-		if pc.file == "" {
-			continue
-		}
-		if err := checkOutFile("--"+pc.format, pc.file, "."+pc.format); err != nil {
-			return fail(stderr, "trace", err)
-		}
-		if pc.file == "-" {
-			toStdout++
-		}
-	}
-	if toStdout > 1 {
-		return fail(stderr, "trace", errors.New("only one of --out, --png and --svg may be - (standard output)"))
-	}
-	// two outputs to one file: the second would overwrite the first
-	files := map[string]string{}
-	if writeJSON && *out != "-" {
-		files[filepath.Clean(*out)] = "--out"
-	}
-	for _, pc := range pics {
-		if pc.file == "" || pc.file == "-" {
-			continue
-		}
-		if other, ok := files[filepath.Clean(pc.file)]; ok {
-			return fail(stderr, "trace", fmt.Errorf("--%s %s: the same file as %s; give each output a file of its own", pc.format, pc.file, other))
-		}
-		files[filepath.Clean(pc.file)] = "--" + pc.format
-	}
-	if *maxRows < 1 || *maxRows > trace.MaxTimelineRows {
-		return fail(stderr, "trace", fmt.Errorf("--rows = %d: must be in [1, %d]", *maxRows, trace.MaxTimelineRows))
-	}
-	rec, err := trace.NewRecorder(trace.RecordOptions{StartUs: start, EndUs: end, Cores: list, MaxEvents: *maxEvents,
-		IdleNs: *idle, SampleUs: *sample, Full: *full})
+	rec, err := trace.NewRecorder(ro)
 	if err != nil {
 		return fail(stderr, "trace", err)
 	}
@@ -187,48 +125,9 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	}
 	tl := rec.Timeline()
 
-	// draw every output before writing any, so that one that cannot be drawn
-	// leaves every file as it was and prints no summary
-	var jsonOut bytes.Buffer
-	var jsonSt trace.PerfettoStats
-	if writeJSON {
-		if jsonSt, err = trace.WritePerfetto(&jsonOut, tl); err != nil {
-			return fail(stderr, "trace", err)
-		}
-	}
-	bufs, stats := make([]bytes.Buffer, len(pics)), make([]trace.TimelineStats, len(pics))
-	for i, pc := range pics {
-		if pc.file != "" {
-			if stats[i], err = trace.WriteTimeline(&bufs[i], tl, trace.TimelineOptions{Format: pc.format, MaxRows: *maxRows}); err != nil {
-				return fail(stderr, "trace", fmt.Errorf("--%s: %w", pc.format, err))
-			}
-		}
-	}
-	if writeJSON {
-		if err := writeOut(stdout, *out, jsonOut.Bytes()); err != nil {
-			return fail(stderr, "trace", fmt.Errorf("--out: %w", err))
-		}
-	}
-	for i, pc := range pics {
-		if pc.file != "" {
-			if err := writeOut(stdout, pc.file, bufs[i].Bytes()); err != nil {
-				return fail(stderr, "trace", fmt.Errorf("--%s: %w", pc.format, err))
-			}
-		}
-	}
-	summary := stdout
-	if toStdout > 0 {
-		summary = stderr
-	}
-	if writeJSON {
-		trace.WritePerfettoSummary(summary, displayName(*out), tl, jsonSt, res)
-	} else {
-		trace.WriteRunSummary(summary, tl, res)
-	}
-	for i, pc := range pics {
-		if pc.file != "" {
-			trace.WriteTimelineSummary(summary, displayName(pc.file), pc.format, tl, stats[i])
-		}
+	summary, err := outs.Write(stdout, stderr, tl, res, func(file string, b []byte) error { return writeOut(stdout, file, b) })
+	if err != nil {
+		return fail(stderr, "trace", err)
 	}
 	if err := trace.WriteNotes(summary, "  ", study.Notes(w, kern, k)); err != nil {
 		return fail(stderr, "trace", err)
@@ -242,17 +141,4 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	st := sim.SimStats{Instructions: res.Instructions, Represented: res.Instructions, Wall: time.Since(t0)}
 	_ = trace.WriteRates(stderr, st, res.Us, res.Cycles)
 	return exitOK
-}
-
-// picture is one --png or --svg output.
-type picture struct {
-	format, file string
-}
-
-// displayName is how a summary names an output file: - is standard output.
-func displayName(file string) string {
-	if file == "-" {
-		return "standard output"
-	}
-	return file
 }

@@ -4,14 +4,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/metalsim/metalsim/accuracy"
-	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/hw"
 	"github.com/metalsim/metalsim/sim"
-	"github.com/metalsim/metalsim/tile"
 	"github.com/metalsim/metalsim/trace/plots"
 )
 
@@ -43,27 +40,28 @@ func (f *measureFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.variant, "variant", "", "built-in kernel variant of rows that name none (logs); default upstream")
 }
 
-func (f *measureFlags) cases(rows []hw.Row) ([]accuracy.Case, error) {
+// read reads measurement files (readMeasurements; a baseline file first,
+// its rows that name no variant the upstream one) and maps their rows to
+// cases (accuracy.MatchAll: --chip and --chip-file replace every row's chip).
+func (f *measureFlags) read(files []string, baseline string, stderr io.Writer) ([]accuracy.Case, []string, error) {
+	if baseline != "" {
+		files = append([]string{baseline}, files...) // read together: a FILE that is the baseline is an error
+	}
+	rows, files, err := readMeasurements(files, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range rows {
+		if baseline != "" && rows[i].Source == baseline && rows[i].Variant == "" {
+			rows[i].Variant = "upstream"
+		}
+	}
 	chip, err := f.chip.chip()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if f.variant != "" {
-		if _, err := tile.LookupVariant(f.variant); err != nil {
-			return nil, fmt.Errorf("--variant: %w", err)
-		}
-		if !slices.ContainsFunc(rows, func(r hw.Row) bool { return r.Variant == "" }) {
-			return nil, fmt.Errorf("--variant %s: every row names its variant; --variant sets the variant of rows that name none (test-backend-ops logs)", f.variant)
-		}
-	}
-	opt := accuracy.MatchOptions{Chip: chip, Variant: f.variant}
-	if chip != nil {
-		// --chip and --chip-file replace the chip of every row
-		for i := range rows {
-			rows[i].Chip = ""
-		}
-	}
-	return accuracy.Match(rows, opt)
+	cases, err := accuracy.MatchAll(rows, accuracy.MatchOptions{Chip: chip, Variant: f.variant})
+	return cases, files, err
 }
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
@@ -89,8 +87,8 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	if err := checkPlotFile(*plotFile); err != nil {
 		return fail(stderr, "validate", err)
 	}
-	if !strings.Contains(" text json markdown doc ", " "+*format+" ") {
-		return fail(stderr, "validate", fmt.Errorf("--format %q: allowed text, json, markdown, doc", *format))
+	if err := accuracy.CheckFormat(*format); err != nil {
+		return fail(stderr, "validate", err)
 	}
 	opt, err := sf.options()
 	if err != nil {
@@ -99,21 +97,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	if *baseline != "" && (mf.variant == "" || fs.NArg() == 0) {
 		return fail(stderr, "validate", fmt.Errorf("--baseline %s: also give --variant NAME and the variant build's FILE", *baseline))
 	}
-	files := fs.Args()
-	if *baseline != "" {
-		// read with the FILEs, so that a FILE that is the baseline is an error
-		files = append([]string{*baseline}, files...)
-	}
-	rows, _, err := readMeasurements(files, stderr)
-	if err != nil {
-		return fail(stderr, "validate", err)
-	}
-	for i := range rows {
-		if *baseline != "" && rows[i].Source == *baseline && rows[i].Variant == "" {
-			rows[i].Variant = "upstream"
-		}
-	}
-	cases, err := mf.cases(rows)
+	cases, _, err := mf.read(fs.Args(), *baseline, stderr)
 	if err != nil {
 		return fail(stderr, "validate", err)
 	}
@@ -121,19 +105,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "validate", err)
 	}
-	switch *format {
-	case "json":
-		err = rep.WriteJSON(stdout)
-	case "markdown":
-		err = rep.WriteMarkdown(stdout)
-	case "doc":
-		var chipList []*chips.Chip
-		if chipList, err = chips.All(); err == nil {
-			err = rep.WriteAccuracyDoc(stdout, "go run ./cmd/simrun validate "+strings.Join(quoteArgs(args), " "), chipList)
-		}
-	default:
-		err = rep.WriteText(stdout, tf.width())
-	}
+	err = rep.Write(stdout, *format, tf.width(), "go run ./cmd/simrun validate "+strings.Join(quoteArgs(args), " "))
 	if err == nil && *plotFile != "" {
 		if err = writePlot(*plotFile, func(w io.Writer, format string) error {
 			return plots.WriteAccuracy(w, format, rep)

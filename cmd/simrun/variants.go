@@ -38,19 +38,9 @@ func runVariants(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	var rows []trace.VariantListing
-	for _, v := range tile.Builtin() {
-		rows = append(rows, trace.VariantListing{Variant: v, From: "built-in"})
-	}
-	for _, f := range fs.Args() {
-		if !strings.HasSuffix(f, ".toml") {
-			return fail(stderr, "variants", fmt.Errorf("argument %q: want a .toml spec file", f))
-		}
-		v, path, err := tile.LoadVariant(f)
-		if err != nil {
-			return fail(stderr, "variants", err)
-		}
-		rows = append(rows, trace.VariantListing{Variant: v, Path: path, From: f})
+	rows, err := trace.VariantListings(fs.Args())
+	if err != nil {
+		return fail(stderr, "variants", err)
 	}
 	if err := trace.WriteVariants(stdout, rows); err != nil {
 		return fail(stderr, "variants", err)

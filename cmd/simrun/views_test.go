@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/metalsim/metalsim/chips"
-	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
 )
 
@@ -255,30 +254,5 @@ func TestWhatIfChipExample(t *testing.T) {
 	}
 	if code, out, _ = simrun(append([]string{"emulate"}, small[:len(small)-2]...)...); code != exitOK || strings.Contains(out, "note: the kernel needs") {
 		t.Errorf("emulate upstream: exit %d, a limits note where none belongs:\n%s", code, out)
-	}
-}
-
-// TestProgressLine: the progress line's text, and no line off a terminal (the
-// tests' buffers), so outputs stay the same bytes.
-func TestProgressLine(t *testing.T) {
-	for _, tc := range []struct {
-		done, total int64
-		want        string
-	}{
-		{0, 0, "simulating"},
-		{0, 48000000, "simulating:   0 % of 4.8e+07 threadgroups"},
-		{16384, 48000000, "simulating:   0 % of 4.8e+07 threadgroups"},
-		{24000000, 48000000, "simulating:  50 % of 4.8e+07 threadgroups"},
-		{48000001, 48000000, "simulating: 100 % of 4.8e+07 threadgroups"},
-	} {
-		if got := progressLine(tc.done, tc.total); got != tc.want {
-			t.Errorf("progressLine(%d, %d) = %q, want %q", tc.done, tc.total, got, tc.want)
-		}
-	}
-	var errb bytes.Buffer
-	stop := startProgress(&errb, sim.NewSimulator())
-	stop()
-	if stderrTerminal(&errb) != nil || errb.Len() != 0 {
-		t.Errorf("a buffer is no terminal: %q", errb.String())
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package trace
 
 import (
 	"fmt"
@@ -19,19 +19,19 @@ const (
 	progressEvery = 250 * time.Millisecond
 )
 
-// progressLine renders a run's progress.
-func progressLine(done, total int64) string {
+// ProgressLine renders a run's progress.
+func ProgressLine(done, total int64) string {
 	if total <= 0 {
 		return "simulating"
 	}
 	return fmt.Sprintf("simulating: %3d %% of %.3g threadgroups", min(done, total)*100/total, float64(total))
 }
 
-// startProgress gives s a Progress and, when stderr is a terminal, draws its
+// StartProgress gives s a Progress and, when stderr is a terminal, draws its
 // line there while the run lasts; stop erases it. Call stop before printing
 // the results.
-func startProgress(stderr io.Writer, s *sim.Simulator) (stop func()) {
-	if stderrTerminal(stderr) == nil {
+func StartProgress(stderr io.Writer, s *sim.Simulator) (stop func()) {
+	if terminal(stderr) == nil {
 		return func() {}
 	}
 	p := &sim.Progress{}
@@ -50,7 +50,7 @@ func startProgress(stderr io.Writer, s *sim.Simulator) (stop func()) {
 		tick := time.NewTicker(progressEvery)
 		defer tick.Stop()
 		for {
-			fmt.Fprintf(stderr, "\r%s\033[K", progressLine(p.Counts()))
+			fmt.Fprintf(stderr, "\r%s\033[K", ProgressLine(p.Counts()))
 			drawn = true
 			select {
 			case <-quit:
@@ -68,8 +68,8 @@ func startProgress(stderr io.Writer, s *sim.Simulator) (stop func()) {
 	}
 }
 
-// stderrTerminal returns w as a file when it is a terminal (for progress bars).
-func stderrTerminal(w io.Writer) *os.File {
+// terminal returns w as a file when it is a terminal (for progress bars).
+func terminal(w io.Writer) *os.File {
 	f, ok := w.(*os.File)
 	if !ok {
 		return nil
@@ -81,8 +81,9 @@ func stderrTerminal(w io.Writer) *os.File {
 	return f
 }
 
-// sweepProgress draws a progress bar on a terminal; nil draws nothing.
-type sweepProgress struct {
+// SweepProgress draws a sweep's progress bar on a terminal; nil draws
+// nothing.
+type SweepProgress struct {
 	w      *os.File
 	total  int
 	start  time.Time
@@ -91,15 +92,19 @@ type sweepProgress struct {
 	closed bool
 }
 
-func newSweepProgress(stderr io.Writer, label string, total int) *sweepProgress {
-	f := stderrTerminal(stderr)
+// NewSweepProgress returns the progress bar of total points on stderr, or
+// nil when stderr is not a terminal.
+func NewSweepProgress(stderr io.Writer, label string, total int) *SweepProgress {
+	f := terminal(stderr)
 	if f == nil {
 		return nil
 	}
-	return &sweepProgress{w: f, total: total, start: time.Now(), label: label}
+	return &SweepProgress{w: f, total: total, start: time.Now(), label: label}
 }
 
-func (p *sweepProgress) update(done int) {
+// Update draws the bar for done points (at most every 100 ms, and at the
+// end).
+func (p *SweepProgress) Update(done int) {
 	if p == nil || p.closed {
 		return
 	}

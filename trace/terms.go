@@ -1,4 +1,4 @@
-package main
+package trace
 
 import (
 	"fmt"
@@ -52,9 +52,9 @@ func limiterTerms() []term {
 	return out
 }
 
-// writeTerms prints the glossary for a terminal: each term, then its
-// meaning wrapped under it.
-func writeTerms(w io.Writer) {
+// WriteTerms prints the glossary (simrun help terms) for a terminal: each
+// term, then its meaning wrapped under it.
+func WriteTerms(w io.Writer) {
 	fmt.Fprintln(w, "Terms the tables, files and pictures use:")
 	fmt.Fprintln(w)
 	for _, t := range terms() {
@@ -71,7 +71,7 @@ func writeTerms(w io.Writer) {
 const termIndent = 24
 
 func writeTerm(w io.Writer, t term) {
-	lines := wrap(t.meaning, 100-termIndent)
+	lines := wrapWords(t.meaning, 100-termIndent)
 	name := "  " + t.name
 	if len([]rune(name)) >= termIndent-1 {
 		fmt.Fprintln(w, name)
@@ -85,8 +85,8 @@ func writeTerm(w io.Writer, t term) {
 	}
 }
 
-// wrap breaks s into lines of at most width characters at spaces.
-func wrap(s string, width int) []string {
+// wrapWords breaks s into lines of at most width characters at spaces.
+func wrapWords(s string, width int) []string {
 	var lines []string
 	line := ""
 	for _, word := range strings.Fields(s) {
@@ -102,9 +102,9 @@ func wrap(s string, width int) []string {
 	return append(lines, line)
 }
 
-// glossaryMarkdown is the README's glossary: the terms and the limiters as
+// GlossaryMarkdown is the README's glossary: the terms and the limiters as
 // Markdown tables.
-func glossaryMarkdown() string {
+func GlossaryMarkdown() string {
 	var b strings.Builder
 	cell := strings.NewReplacer("|", `\|`).Replace // a | inside a cell would end it
 	b.WriteString("| term | meaning |\n|---|---|\n")
