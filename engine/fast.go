@@ -34,8 +34,9 @@ type slot struct {
 }
 
 // fastCore is one core at threadgroup level. Its work clock W advances at the
-// chip's DRAM scale s(t) except while its front end launches a threadgroup; a
-// k-looping threadgroup of period P needs P work-clock cycles per step.
+// chip's DRAM scale s(t); while its front end launches a threadgroup it issues
+// nothing (fastCore.advance says what that costs); a k-looping threadgroup of
+// period P needs P work-clock cycles per step.
 type fastCore struct {
 	slots    []slot
 	front    frontEnd
@@ -46,6 +47,8 @@ type fastCore struct {
 	ids      []int
 	w        float64 // work clock at wAt
 	wAt      float64
+	wMix     float64 // work clock at mixSince
+	lag      float64 // work its DRAM share brought during pauses that it has not done yet
 	pauses   []pause
 	demand   float64 // DRAM bytes per cycle its k-looping threadgroups want at s = 1
 	first    float64 // the earliest k-loop end of its slots on the work clock (+Inf if none)
@@ -80,13 +83,43 @@ func (c *fastCore) endTime(t0, work float64) float64 {
 	return t + work
 }
 
-// advance moves the core's work clock to real time t at DRAM scale s.
-func (c *fastCore) advance(t, s float64) {
-	if t > c.wAt {
-		c.w += s * c.effective(c.wAt, t)
-		c.wAt = t
-		c.pauses = slices.DeleteFunc(c.pauses, func(p pause) bool { return p.e <= t })
+// advance moves the core's work clock to real time t at DRAM scale s, with
+// lat the DRAM latency in cycles.
+//
+// A launch pause stops the core's issue, not the DRAM: at s < 1 its
+// k-looping threadgroups wait on transfers already in flight, which keep
+// arriving at the core's share s. The work they bring (s per cycle, pauses
+// included, plus what the core still owes, lag) is done as fast as the core
+// can issue, at most one work-clock cycle per unpaused cycle; what it cannot
+// do yet stays owed, up to one DRAM latency of its share (the transfers a
+// pause finds in flight). At s = 1 the core is not waiting on DRAM and a
+// pause stalls it.
+func (c *fastCore) advance(t, s, lat float64) {
+	if t <= c.wAt {
+		return
 	}
+	unpaused := c.effective(c.wAt, t)
+	if s >= 1 {
+		c.w += unpaused
+		c.lag = 0
+	} else {
+		due := s*(t-c.wAt) + c.lag
+		done := min(due, unpaused)
+		c.w += done
+		c.lag = min(due-done, s*lat)
+	}
+	c.wAt = t
+	c.pauses = slices.DeleteFunc(c.pauses, func(p pause) bool { return p.e <= t })
+}
+
+// doneAt returns when the core, at time t with its clock current, has done
+// work more work-clock cycles at DRAM scale s (advance's rule).
+func (c *fastCore) doneAt(t, work, s float64) float64 {
+	issue := c.endTime(t, work)
+	if s >= 1 {
+		return issue
+	}
+	return max(issue, t+(work-c.lag)/s)
 }
 
 // fastResult is what one fast-engine run produced.
@@ -131,24 +164,25 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 	queue := dispatchQueue{n: src.len()}
 	res := fastResult{busy: make([]float64, cores), launched: int64(queue.n)}
 	bw := coreDRAM * float64(cores) // bytes per cycle, chip-wide
+	lat := float64(cc.m.lat[lvlDRAM])
 	scale := 1.0
 	demand := 0.0
 	wsum := 0.0
 
+	// accountMix books core c's mix from mixSince to t (its clock is at t).
 	accountMix := func(c *fastCore, t float64) {
 		if d := t - c.mixSince; d > 0 && c.mix != nil {
 			r := c.mix
 			c.comp.use += d
 			// the mix's units are busy at its measured (full-bandwidth)
-			// rates only while the work clock runs: at the DRAM scale, and
-			// not during launch pauses
-			w := scale * c.effective(c.mixSince, t)
+			// rates only while the work clock runs
+			w := c.w - c.wMix
 			res.util.AddScaled(r.util, w)
 			res.idleSG += r.idleSG * w
 			res.dramBytes += c.demand * w
 			wsum += d
 		}
-		c.mixSince = t
+		c.mixSince, c.wMix = t, c.w
 	}
 	// schedule (re)queues a core's next k-loop end at the current scale.
 	schedule := func(ci int, t float64) {
@@ -158,8 +192,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 			evq.remove(coreEvent(ci))
 			return
 		}
-		work := max(0, first-c.w) / scale
-		evq.set(coreEvent(ci), c.endTime(t, work))
+		evq.set(coreEvent(ci), c.doneAt(t, max(0, first-c.w), scale))
 	}
 	// rescale recomputes the DRAM scale; when it changes every core's clock is
 	// brought to t under the old scale and its next end re-timed.
@@ -172,7 +205,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 			return
 		}
 		for ci := range fc {
-			fc[ci].advance(t, scale)
+			fc[ci].advance(t, scale, lat)
 			accountMix(&fc[ci], t)
 		}
 		scale = s
@@ -253,7 +286,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 		res.traffic += info.traffic.dram
 		begin, start := c.front.launch(t, float64(int64(info.prog.NSG)*cc.m.launch))
 		if start > begin {
-			c.advance(t, scale)
+			c.advance(t, scale, lat)
 			c.pauses = append(c.pauses, pause{begin, start})
 			schedule(ci, t)
 		}
@@ -268,11 +301,12 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 	firstWave(cores, tgsPerCore, func(ci, s int) { dispatch(ci, s, 0) })
 	for evq.len() > 0 {
 		id, t := evq.pop()
+
 		ci, slotIdx := int(id)/(tgsPerCore+1), int(id)%(tgsPerCore+1)-1
 		c := &fc[ci]
 		if slotIdx < 0 {
 			res.events++
-			c.advance(t, scale)
+			c.advance(t, scale, lat)
 			// every k-loop that reached its end finishes now
 			done := false
 			for s := range c.slots {
@@ -300,7 +334,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 		res.events++
 		switch sl.phase {
 		case phPre:
-			c.advance(t, scale)
+			c.advance(t, scale, lat)
 			sl.phase = phBody
 			sl.period = 1
 			sl.end = c.w + float64(v.class(sl.class).prog.Steps)
@@ -313,6 +347,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 		}
 	}
 	for ci := range fc {
+		fc[ci].advance(res.cycles, scale, lat)
 		accountMix(&fc[ci], res.cycles)
 	}
 	if wsum > 0 {
