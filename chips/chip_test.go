@@ -1,6 +1,7 @@
 package chips_test
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -246,7 +247,7 @@ func TestChipBins(t *testing.T) {
 		cores      float64
 		ownDRAMGBs float64 // 0: the file's chip's
 	}{
-		{"M3 Max 30-core GPU", "M3 Max 40-core GPU", 30, 243},
+		{"M3 Max 30-core GPU", "M3 Max 40-core GPU", 30, 279.9},
 		{"M2 Pro 16-core GPU", "M2 Pro 19-core GPU", 16, 0},
 		{"M1 7-core GPU", "M1 8-core GPU", 7, 0},
 	} {
@@ -319,4 +320,39 @@ func mustChip(t testing.TB, name string) *chips.Chip {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestStreamingRuleT: every M1-M4 Pro, Max and Ultra chip without a
+// calibration of its own streams at 0.933 of its spec sheet's bandwidth, and
+// an Ultra is two such dies with die_link_efficiency 0.873 (docs/model.md
+// §4.1, rule T, fitted on the training rows' generation tests), to the 0.1
+// GB/s the files round to; none above its spec.
+func TestStreamingRuleT(t *testing.T) {
+	const fraction, ultraLink = 0.933, 0.873
+	for _, tc := range []struct {
+		chip    string
+		specGBs float64 // apple-gpu.md §1, ARS-M4 (M3 Pro), ARS-M3U (M3 Ultra)
+	}{
+		{"M1 Pro 14-core GPU", 204.8}, {"M1 Max 32-core GPU", 409.6}, {"M1 Max 24-core GPU", 409.6},
+		{"M1 Ultra 64-core GPU", 819.2}, {"M1 Ultra 48-core GPU", 819.2},
+		{"M2 Pro 19-core GPU", 200}, {"M2 Pro 16-core GPU", 200}, {"M2 Max 38-core GPU", 409.6},
+		{"M2 Max 30-core GPU", 409.6}, {"M2 Ultra 76-core GPU", 819.2}, {"M2 Ultra 60-core GPU", 819.2},
+		{"M3 Pro 18-core GPU", 153.6}, {"M3 Pro 14-core GPU", 153.6}, {"M3 Max 40-core GPU", 409.6},
+		{"M3 Max 30-core GPU", 300}, {"M3 Ultra 80-core GPU", 819.2}, {"M3 Ultra 60-core GPU", 819.2},
+		{"M4 Pro 20-core GPU", 273}, {"M4 Pro 16-core GPU", 273}, {"M4 Max 40-core GPU", 546},
+		{"M4 Max 32-core GPU", 410},
+	} {
+		c := mustChip(t, tc.chip)
+		link := 1.0
+		if strings.Contains(tc.chip, "Ultra") {
+			link = ultraLink
+		}
+		bw := c.DRAMBandwidthGBs.Value
+		if math.Abs(bw-tc.specGBs*fraction) > 0.05 || c.DieLinkEfficiency.Value != link {
+			t.Errorf("%s: %g GB/s, die link %g; rule T gives %.1f (%g x %g), die link %g", tc.chip, bw, c.DieLinkEfficiency.Value, tc.specGBs*fraction, tc.specGBs, fraction, link)
+		}
+		if bw*c.DieLinkEfficiency.Value > tc.specGBs {
+			t.Errorf("%s: streams %g GB/s, above its %g GB/s spec", tc.chip, bw*c.DieLinkEfficiency.Value, tc.specGBs)
+		}
+	}
 }
