@@ -235,3 +235,121 @@ func BenchmarkDenseRows(b *testing.B) {
 		})
 	}
 }
+
+// kernelRow is one validate row of a kernel set: a workload on a chip, timed
+// as the kernel llama.cpp dispatches for it.
+type kernelRow struct {
+	chip *chips.Chip
+	w    tile.Workload
+	v    tile.Variant
+}
+
+// kernelRowSets returns, per kernel llama.cpp dispatches, a set of realistic
+// rows on the two calibrated chips (M1 Pro, M5): mul_mm_id the perf suite's
+// 40 rows (BenchmarkPerfSuite); mul_mv_id the same two MUL_MAT_ID shapes at
+// n = 8 and 16; mul_mv, mul_mv_ext and mul_mm LLaMA-2 7B's four matmul
+// shapes (llama7BRows) at n = 1, n = 4 and 8, and n = 512.
+func kernelRowSets(b *testing.B) map[tile.MetalKernel][]kernelRow {
+	sets := map[tile.MetalKernel][]kernelRow{}
+	moe := []tile.Problem{
+		{Experts: 128, Used: 8, M: 768, K: 2048, TypeA: dequant.Q4_0},
+		{Experts: 32, Used: 4, M: 1792, K: 2048, TypeA: dequant.Q4_0},
+	}
+	add := func(want tile.MetalKernel, r kernelRow) {
+		if got := r.w.Dispatch(); got != want {
+			b.Fatalf("%s dispatches %s, want %s", r.w, got, want)
+		}
+		sets[want] = append(sets[want], r)
+	}
+	for _, name := range []string{"M1 Pro 16-core GPU", "M5 10-core GPU"} {
+		c := mustChip(b, name)
+		for _, shape := range moe {
+			for _, n := range []int{32, 64, 128, 256, 512} {
+				for _, v := range []tile.Variant{tile.Upstream(), tile.HalfTile()} {
+					p := shape
+					p.Tokens = n
+					add(tile.KernelMulMMID, kernelRow{c, tile.MoEWorkload(p), v})
+				}
+			}
+			for _, n := range []int{8, 16} {
+				p := shape
+				p.Tokens = n
+				add(tile.KernelMulMVID, kernelRow{c, tile.MoEWorkload(p), tile.Upstream()})
+			}
+		}
+		for _, kn := range []struct {
+			k  tile.MetalKernel
+			ns []int
+		}{{tile.KernelMulMV, []int{1}}, {tile.KernelMulMVExt, []int{4, 8}}, {tile.KernelMulMM, []int{512}}} {
+			for _, n := range kn.ns {
+				for _, p := range llama7BRows(n) {
+					add(kn.k, kernelRow{c, tile.DenseWorkload(p), tile.Upstream()})
+				}
+			}
+		}
+	}
+	return sets
+}
+
+// runRows times rows the way `simrun validate` runs a file: on GOMAXPROCS
+// workers sharing one fresh Simulator. It returns the wall time and the
+// simdgroup instructions the core model issued for them.
+func runRows(b *testing.B, rows []kernelRow) (time.Duration, int64) {
+	start := time.Now()
+	s := sim.NewSimulator()
+	var next, instr atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := int(next.Add(1)) - 1; j < len(rows); j = int(next.Add(1)) - 1 {
+				r := rows[j]
+				k := tile.Kernel{Variant: r.v, Path: sim.DefaultPath(r.chip)}
+				res, err := s.RunWorkload(r.w, k, tile.KernelAuto, r.chip, sim.Options{})
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				instr.Add(res.Sim.Instructions)
+			}
+		}()
+	}
+	wg.Wait()
+	return time.Since(start), instr.Load()
+}
+
+// BenchmarkKernelRows times a row of every kernel llama.cpp dispatches
+// (kernelRowSets), each kernel's set from a fresh Simulator, the sets one
+// after the other within an iteration (in an order rotated by one kernel per
+// iteration), and reports each kernel's cost per row as a ratio to a
+// mul_mm_id row (the goal: every ratio at most 1), with the mul_mm_id row's
+// milliseconds. Each set's time is its fastest iteration: on a machine shared
+// with other jobs a loaded second slows whichever set runs in it, and the
+// minimum over a few iterations is what such a set costs (docs/performance.md).
+// The instructions the core model issued per row, which no load moves, are
+// reported the same way (-instr).
+func BenchmarkKernelRows(b *testing.B) {
+	sets := kernelRowSets(b)
+	kernels := []tile.MetalKernel{tile.KernelMulMMID, tile.KernelMulMVID, tile.KernelMulMVExt, tile.KernelMulMV, tile.KernelMulMM}
+	best := make([]time.Duration, len(kernels))
+	instr := make([]int64, len(kernels))
+	for it := range b.N {
+		for j := range kernels {
+			i := (it + j) % len(kernels)
+			d, n := runRows(b, sets[kernels[i]])
+			if it == 0 || d < best[i] {
+				best[i] = d
+			}
+			instr[i] = n
+		}
+	}
+	perRow := func(i int) float64 { return best[i].Seconds() / float64(len(sets[kernels[i]])) }
+	instrPerRow := func(i int) float64 { return float64(instr[i]) / float64(len(sets[kernels[i]])) }
+	b.ReportMetric(perRow(0)*1e3, "mul_mm_id-ms/row")
+	b.ReportMetric(instrPerRow(0)/1e6, "mul_mm_id-M-instr/row")
+	for i, k := range kernels[1:] {
+		b.ReportMetric(perRow(i+1)/perRow(0), k.String()+"/mul_mm_id")
+		b.ReportMetric(instrPerRow(i+1)/instrPerRow(0), k.String()+"-instr/mul_mm_id")
+	}
+}
