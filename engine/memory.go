@@ -15,6 +15,10 @@ type progMem struct {
 	lines    [][]bool
 	actReuse int
 	key      string // the pattern and reuse rendered: equal keys, equal patterns
+	// lineKey renders the line pattern alone: all of the pattern a core mix
+	// measurement reads (its cores have no DRAM channel, so the activations'
+	// DRAM share, which the reuse sets, times nothing there)
+	lineKey string
 }
 
 const lineBytes = 128 // global cache line (apple-gpu.md 2.1, E PT-MB)
@@ -82,10 +86,12 @@ func (pm *progMem) newLine(sg, step int) bool {
 	return l[step%len(l)]
 }
 
-// render sets pm.key, the one definition of when two patterns are equal.
+// render sets pm.key, the one definition of when two patterns are equal, and
+// pm.lineKey.
 func (pm *progMem) render() {
 	var b []byte
 	b = fmt.Appendf(b, "%d:", pm.actReuse)
+	n := len(b)
 	for _, l := range pm.lines {
 		for _, x := range l {
 			if x {
@@ -97,6 +103,7 @@ func (pm *progMem) render() {
 		b = append(b, '|')
 	}
 	pm.key = string(b)
+	pm.lineKey = pm.key[n:]
 }
 
 // sameLines reports whether two patterns have the same lines and reuse.

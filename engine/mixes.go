@@ -196,15 +196,16 @@ func (cc *coreCache) class(p *isa.Program, repeat bool, mem *progMem, loop *isa.
 	if !p.Exit {
 		// a k-loop class is a k-loop as core mixes simulate it: the timing
 		// content of its program's prologue and body (Grid.Loop's program,
-		// itself a function of the tile), its weight line pattern and
-		// whether the weights come from a cache. Its rank, which orders the
-		// classes of a mix canonically (never by id or by which run met them
-		// first), renders exactly that, so equal content shares one class
-		// and its measured mixes, whatever kernel or variant the program
-		// came from.
+		// itself a function of the tile), its weight line pattern (not the
+		// activation reuse, which a mix measurement does not read: grids of
+		// another m share the class) and whether the weights come from a
+		// cache. Its rank, which orders the classes of a mix canonically
+		// (never by id or by which run met them first), renders exactly
+		// that, so equal content shares one class and its measured mixes,
+		// whatever kernel, variant or m the program came from.
 		lines := loopMem.canonical(cc.lineSets)
 		rank := fmt.Sprintf("%s#%s#%d#%s#%v", sectionSignature(loop, isa.SecBody, true),
-			sectionSignature(loop, isa.SecPrologue, true), loop.Steps, lines.key, repeat)
+			sectionSignature(loop, isa.SecPrologue, true), loop.Steps, lines.lineKey, repeat)
 		if rep, ok := cc.loops[rank]; ok {
 			ci.mixID = rep
 		} else {

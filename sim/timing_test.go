@@ -176,6 +176,56 @@ func TestOtherShapesDoNotLeak(t *testing.T) {
 	}
 }
 
+// TestOtherMSharesMixes: a mix measurement does not read the activation
+// reuse (its core has no DRAM channel), so problems of another m with the
+// same k-loop share their measured mixes: after a run of one m, a run of
+// another m on the same Simulator simulates fewer instructions than alone and
+// predicts the same bits, for the mat-vec kernels (one program per k whatever
+// m) and mul_mm_id.
+func TestOtherMSharesMixes(t *testing.T) {
+	m1 := mustChip(t, "M1 Pro 16-core GPU")
+	dense := func(m int) func(*sim.Simulator) (*sim.Result, error) {
+		p := tile.DenseProblem{M: m, N: 1, K: 1024, TypeA: dequant.Q4_0}
+		return func(s *sim.Simulator) (*sim.Result, error) {
+			return s.RunWorkload(tile.DenseWorkload(p), tile.Kernel{Variant: tile.Upstream()}, tile.KernelAuto, m1, sim.Options{})
+		}
+	}
+	moe := func(m, n int) func(*sim.Simulator) (*sim.Result, error) {
+		p := tile.Problem{Experts: 32, Used: 4, M: m, K: 1024, Tokens: n, TypeA: dequant.Q4_0}
+		return func(s *sim.Simulator) (*sim.Result, error) {
+			return s.RunWorkload(tile.MoEWorkload(p), tile.Kernel{Variant: tile.Upstream()}, tile.KernelAuto, m1, sim.Options{Draws: 2})
+		}
+	}
+	for _, tc := range []struct {
+		name          string
+		first, second func(*sim.Simulator) (*sim.Result, error)
+	}{
+		{"mul_mv m=4096 after m=1024", dense(1024), dense(4096)},
+		{"mul_mv_id m=1792 after m=768", moe(768, 8), moe(1792, 8)},
+		{"mul_mm_id m=1024 after m=512", moe(512, 128), moe(1024, 128)},
+	} {
+		alone, err := tc.second(sim.NewSimulator())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := sim.NewSimulator()
+		if _, err := tc.first(s); err != nil {
+			t.Fatal(err)
+		}
+		after, err := tc.second(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := modelOutputs(t, after), modelOutputs(t, alone); a != b {
+			t.Errorf("%s: %.4f µs, alone %.4f µs\n%s\nalone:\n%s", tc.name, after.TotalUs, alone.TotalUs, a, b)
+		}
+		if after.Sim.Instructions >= alone.Sim.Instructions {
+			t.Errorf("%s simulated %d instructions, alone %d: want fewer (the first run measured its mixes)",
+				tc.name, after.Sim.Instructions, alone.Sim.Instructions)
+		}
+	}
+}
+
 // TestVariantsShareMixes: on the simdgroup path the half-tile variant's full
 // tiles time exactly like upstream's (same instructions; it differs in the
 // other tiles), so after an upstream run a halftile run on the same Simulator
