@@ -17,7 +17,7 @@ func TestBadInputFailsEarly(t *testing.T) {
 	hugeJSON := sweepWriteFile(t, dir, "huge.json", `{"points":2000000000000,"sweep_id":"0123456789abcdef","rows":[]}`)
 	negJSON := sweepWriteFile(t, dir, "neg.json", `{"points":-1,"sweep_id":"0123456789abcdef","rows":[]}`)
 	// a real row (of a one-point sweep) claiming to be point 1 of 9e18
-	code, row, errb := simrunCmd(append(append([]string{"sweep"}, sweepSmallShape...), "--n", "32", "--variant", "upstream")...)
+	code, row, errb := simrun(append(append([]string{"sweep"}, sweepSmallShape...), "--n", "32", "--variant", "upstream")...)
 	if code != exitOK || !strings.Contains(row, "\n0,1,") {
 		t.Fatalf("one-point sweep: exit %d: %s", code, errb)
 	}
@@ -28,7 +28,7 @@ func TestBadInputFailsEarly(t *testing.T) {
 	empty := sweepWriteFile(t, dir, "empty.tsv", "\n \n")
 	badChip := sweepWriteFile(t, dir, "bad-chip.json", `{"name": "x"}`)
 	chipFile := filepath.Join(dir, "chip.json")
-	if code, out, errb := simrunCmd("chips", "--show", "M1 Pro 14-core GPU"); code != exitOK {
+	if code, out, errb := simrun("chips", "--show", "M1 Pro 14-core GPU"); code != exitOK {
 		t.Fatal(errb)
 	} else if err := os.WriteFile(chipFile, []byte(out), 0o644); err != nil {
 		t.Fatal(err)
@@ -162,7 +162,7 @@ func TestBadInputFailsEarly(t *testing.T) {
 		{[]string{"trace", "--max-events", "2000000000"}, "--max-events = 2000000000: must be in [1, 5000000]"},
 		{[]string{"trace", "--cores", "3-1"}, `range "3-1": want LO-HI with LO <= HI`},
 	} {
-		code, out, errb := simrunCmd(tc.args...)
+		code, out, errb := simrun(tc.args...)
 		if code != exitBadUsed || !strings.Contains(errb, tc.want) || out != "" {
 			t.Errorf("simrun %s: exit %d, stdout %d bytes, stderr %q; want exit 2, no output and %q",
 				strings.Join(tc.args, " "), code, len(out), errb, tc.want)
@@ -173,7 +173,7 @@ func TestBadInputFailsEarly(t *testing.T) {
 // TestSweepMap0PointError: a sweep point map0 cannot launch is a row with
 // the error naming the flag, not the engine's threadgroup limit.
 func TestSweepMap0PointError(t *testing.T) {
-	code, out, errb := simrunCmd("sweep", "--experts", "2048", "--n", "32", "--variant", "upstream", "--draws", "1")
+	code, out, errb := simrun("sweep", "--experts", "2048", "--n", "32", "--variant", "upstream", "--draws", "1")
 	if code != exitFailed || !strings.Contains(out, "--experts = 2048: must be in [1, 1024]") || !strings.Contains(errb, "1 of 1 points failed") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errb)
 	}
@@ -185,7 +185,7 @@ func TestSweepMap0PointError(t *testing.T) {
 func TestValidateChipReplacesEveryRow(t *testing.T) {
 	tsv := sweepWriteFile(t, t.TempDir(), "one.tsv", "# chip\tgpu_path\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tvariant\tus_per_run\n"+
 		"M1 Pro 16-core GPU\tsimdgroup\tMUL_MAT_ID\tq4_0\tf32\t16\t4\t64\t256\t32\tupstream\t100\n")
-	code, out, errb := simrunCmd("validate", "--draws", "1", "--format", "json", "--chip", "M1 Pro 14-core GPU", tsv)
+	code, out, errb := simrun("validate", "--draws", "1", "--format", "json", "--chip", "M1 Pro 14-core GPU", tsv)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,15 +8,9 @@ import (
 	"testing"
 )
 
-func benchCLI(args ...string) (int, string, string) {
-	var out, errb bytes.Buffer
-	code := run(append([]string{"bench"}, args...), &out, &errb)
-	return code, out.String(), errb.String()
-}
-
 // TestBenchRun: a preset, a GGUF file and every output format.
 func TestBenchRun(t *testing.T) {
-	code, out, errb := benchCLI("--chip", "M1 Pro", "--preset", "llama2-7b", "--type", "f16", "-p", "64", "-n", "2", "-pg", "32,2", "-fa", "0,1")
+	code, out, errb := simrun("bench", "--chip", "M1 Pro", "--preset", "llama2-7b", "--type", "f16", "-p", "64", "-n", "2", "-pg", "32,2", "-fa", "0,1")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
@@ -27,7 +20,7 @@ func TestBenchRun(t *testing.T) {
 		!strings.Contains(lines[7], "|   1 |      512 |        pp32+tg2 |") || !strings.HasPrefix(lines[9], "build: metalsim estimate (M1 Pro 16-core GPU, variant upstream") {
 		t.Fatalf("markdown:\n%s", out)
 	}
-	code, out, errb = benchCLI("--chip", "M5", "-m", "../../models/testdata/tiny-qwen3moe-model.gguf", "-p", "32", "-n", "2", "-o", "json", "--variant", "halftile")
+	code, out, errb = simrun("bench", "--chip", "M5", "-m", "../../models/testdata/tiny-qwen3moe-model.gguf", "-p", "32", "-n", "2", "-o", "json", "--variant", "halftile")
 	if code != exitOK {
 		t.Fatalf("gguf: exit %d: %s", code, errb)
 	}
@@ -45,14 +38,14 @@ func TestBenchRun(t *testing.T) {
 		t.Fatalf("json %v: %s", err, out)
 	}
 	for _, f := range []string{"csv", "jsonl"} {
-		if code, out, errb := benchCLI("--chip", "M5", "--preset", "qwen3-30b", "-p", "32", "-n", "0", "-o", f); code != exitOK || !strings.Contains(out, "qwen3moe 30B.A3B Q8_0") {
+		if code, out, errb := simrun("bench", "--chip", "M5", "--preset", "qwen3-30b", "-p", "32", "-n", "0", "-o", f); code != exitOK || !strings.Contains(out, "qwen3moe 30B.A3B Q8_0") {
 			t.Errorf("-o %s: exit %d %s\n%s", f, code, errb, out)
 		}
 	}
 }
 
 func TestBenchList(t *testing.T) {
-	code, out, errb := benchCLI("--list")
+	code, out, errb := simrun("bench", "--list")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
@@ -62,7 +55,7 @@ func TestBenchList(t *testing.T) {
 			t.Errorf("--list lacks %q", w)
 		}
 	}
-	if code, _, errb := benchCLI("--list", "--chip", "M5"); code != exitBadUsed || !strings.Contains(errb, "--list: give it alone") {
+	if code, _, errb := simrun("bench", "--list", "--chip", "M5"); code != exitBadUsed || !strings.Contains(errb, "--list: give it alone") {
 		t.Errorf("--list with a flag: exit %d %s", code, errb)
 	}
 }
@@ -107,7 +100,7 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"--validate", filepath.Join(dir, "none.tsv")}, "none.tsv"},
 		{[]string{"--fit", "x.tsv", "--chip", "M5"}, "--chip: not used by --fit or --validate"},
 	} {
-		code, out, errb := benchCLI(tc.args...)
+		code, out, errb := simrun(append([]string{"bench"}, tc.args...)...)
 		if code != exitBadUsed || out != "" || !strings.Contains(errb, tc.want) {
 			t.Errorf("bench %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", strings.Join(tc.args, " "), code, out, errb, tc.want)
 		}

@@ -13,15 +13,8 @@ import (
 	"github.com/metalsim/metalsim/accuracy"
 )
 
-// runCLI runs simrun with args and returns the exit code and outputs.
-func runCLI(args ...string) (int, string, string) {
-	var out, errb bytes.Buffer
-	code := run(args, &out, &errb)
-	return code, out.String(), errb.String()
-}
-
 func TestHelpListsCommands(t *testing.T) {
-	code, out, _ := runCLI("help")
+	code, out, _ := simrun("help")
 	if code != exitOK {
 		t.Fatalf("help: exit %d", code)
 	}
@@ -30,7 +23,7 @@ func TestHelpListsCommands(t *testing.T) {
 			t.Errorf("help does not list %s", c.name)
 		}
 	}
-	if code, _, errb := runCLI("frobnicate"); code != exitBadUsed || !strings.Contains(errb, "unknown command") {
+	if code, _, errb := simrun("frobnicate"); code != exitBadUsed || !strings.Contains(errb, "unknown command") {
 		t.Errorf("unknown command: exit %d, %q", code, errb)
 	}
 }
@@ -60,7 +53,7 @@ func TestBadFlagsNameTheField(t *testing.T) {
 		{[]string{"chips", "--show", "M0"}, "unknown chip"},
 		{[]string{"simulate", "--bogus"}, "flag provided but not defined: -bogus"},
 	} {
-		code, _, errb := runCLI(tc.args...)
+		code, _, errb := simrun(tc.args...)
 		if code != exitBadUsed || !strings.Contains(errb, tc.want) {
 			t.Errorf("simrun %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(tc.args, " "), code, errb, tc.want)
 		}
@@ -68,7 +61,7 @@ func TestBadFlagsNameTheField(t *testing.T) {
 }
 
 func TestFitRefusesTooManyParameters(t *testing.T) {
-	code, _, errb := runCLI("fit",
+	code, _, errb := simrun("fit",
 		"--param", "barrier_clk@M1 Pro 16-core GPU=0:300",
 		"--param", "sg_launch_clk@M1 Pro 16-core GPU=0:300",
 		"--param", "dram_bandwidth_gbs@M1 Pro 16-core GPU=50:300",
@@ -126,17 +119,17 @@ func TestGoldenWithoutTablesAndRefs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	code, out, errb := runCLI("golden", dir)
+	code, out, errb := simrun("golden", dir)
 	if code != exitOK || !strings.Contains(out, "golden: 6 passed, 0 failed (not in "+dir+", so not checked: tables/, dequant/)") || !strings.Contains(out, "computed references") {
 		t.Fatalf("golden without refs: exit %d\n%s\n%s", code, out, errb)
 	}
-	if code, _, errb := runCLI("golden", filepath.Join(dir, "nope")); code != exitBadUsed || !strings.Contains(errb, "not a readable directory") {
+	if code, _, errb := simrun("golden", filepath.Join(dir, "nope")); code != exitBadUsed || !strings.Contains(errb, "not a readable directory") {
 		t.Errorf("missing dir: exit %d, %q", code, errb)
 	}
 }
 
 func TestEmulateCommand(t *testing.T) {
-	code, out, errb := runCLI("emulate", "--type", "iq3_xxs", "--experts", "4", "--used", "2", "--m", "64", "--k", "256", "--n", "20",
+	code, out, errb := simrun("emulate", "--type", "iq3_xxs", "--experts", "4", "--used", "2", "--m", "64", "--k", "256", "--n", "20",
 		"--variant", "halftile", "--kernel", "mul_mm_id")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb)
@@ -164,7 +157,7 @@ func TestEmulateEveryKernel(t *testing.T) {
 		{[]string{"--op", "mul_mat", "--n", "5", "--kernel", "mul_mm", "--variant", "tile64x8"},
 			[]string{"kernel mul_mm, simdgroup path, variant tile64x8", "note: kernel mul_mm is forced: llama.cpp runs mul_mv_ext here"}},
 	} {
-		code, out, errb := runCLI(append(small, tc.args...)...)
+		code, out, errb := simrun(append(small, tc.args...)...)
 		if code != exitOK {
 			t.Errorf("emulate %v: exit %d: %s\n%s", tc.args, code, errb, out)
 			continue
@@ -187,7 +180,7 @@ func TestEmulateFailsOnWrongValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	small := []string{"--experts", "4", "--used", "2", "--m", "64", "--k", "256", "--n", "40"}
-	code, out, errb := runCLI(append([]string{"emulate", "--variant", spec, "--path", "tensor"}, small...)...)
+	code, out, errb := simrun(append([]string{"emulate", "--variant", spec, "--path", "tensor"}, small...)...)
 	if code != exitFailed || !strings.Contains(errb, "FAIL") || !strings.Contains(out, "note: b_extents = upstream") {
 		t.Errorf("wrong values: exit %d, stderr %q, output:\n%s\nwant exit 1, FAIL and the note", code, errb, out)
 	}
@@ -196,7 +189,7 @@ func TestEmulateFailsOnWrongValues(t *testing.T) {
 			if v == "halftile-dual" && path == "simdgroup" {
 				continue
 			}
-			if code, out, errb := runCLI(append([]string{"emulate", "--variant", v, "--path", path}, small...)...); code != exitOK || strings.Contains(out, "note: b_extents") {
+			if code, out, errb := simrun(append([]string{"emulate", "--variant", v, "--path", path}, small...)...); code != exitOK || strings.Contains(out, "note: b_extents") {
 				t.Errorf("%s on %s: exit %d, %s\n%s", v, path, code, errb, out)
 			}
 		}
@@ -211,7 +204,7 @@ func TestSimulateNotesMissingMap0(t *testing.T) {
 		used string
 		note bool
 	}{{"3", true}, {"7", true}, {"4", false}, {"8", false}} {
-		code, out, errb := runCLI(append(small, "--used", tc.used)...)
+		code, out, errb := simrun(append(small, "--used", tc.used)...)
 		if code != exitOK || strings.Contains(out, "instantiates map0 only for n_used") != tc.note {
 			t.Errorf("--used %s: exit %d %s, note shown %v, want %v", tc.used, code, errb, !tc.note, tc.note)
 		}
@@ -230,11 +223,11 @@ func TestOutsideBound(t *testing.T) {
 }
 
 func TestChipsCommand(t *testing.T) {
-	code, out, _ := runCLI("chips")
+	code, out, _ := simrun("chips")
 	if code != exitOK || !strings.Contains(out, "M1 Pro 16-core GPU") || !strings.Contains(out, "from M1 Pro 16-core GPU") {
 		t.Fatalf("chips: exit %d\n%s", code, out)
 	}
-	code, out, _ = runCLI("chips", "--show", "Apple M5")
+	code, out, _ = simrun("chips", "--show", "Apple M5")
 	if code != exitOK || !strings.Contains(out, `"calibration"`) {
 		t.Fatalf("chips --show: exit %d\n%s", code, out)
 	}
@@ -244,9 +237,9 @@ func TestChipsCommand(t *testing.T) {
 func TestValidateOutputDeterministic(t *testing.T) {
 	args := []string{"validate", "--format", "json", "--draws", "1", filepath.Join("..", "..", "hw", "calibration", "m5-10c-tensor-q4_0.tsv")}
 	prev := runtime.GOMAXPROCS(1)
-	code1, out1, err1 := runCLI(args...)
+	code1, out1, err1 := simrun(args...)
 	runtime.GOMAXPROCS(4)
-	code2, out2, err2 := runCLI(args...)
+	code2, out2, err2 := simrun(args...)
 	runtime.GOMAXPROCS(prev)
 	if code1 != exitOK || code2 != exitOK {
 		t.Fatalf("exit %d/%d: %s %s", code1, code2, err1, err2)
@@ -264,9 +257,9 @@ func TestHeadlineOutputDeterministic(t *testing.T) {
 		t.Skip("runs the headline twice")
 	}
 	prev := runtime.GOMAXPROCS(1)
-	code1, out1, err1 := runCLI()
+	code1, out1, err1 := simrun()
 	runtime.GOMAXPROCS(4)
-	code2, out2, err2 := runCLI()
+	code2, out2, err2 := simrun()
 	runtime.GOMAXPROCS(prev)
 	if code1 != exitOK || code2 != exitOK {
 		t.Fatalf("exit %d/%d: %s %s", code1, code2, err1, err2)
@@ -295,7 +288,7 @@ func TestDocsCurrent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		code, out, errb := runCLI(tc.args...)
+		code, out, errb := simrun(tc.args...)
 		if code != exitOK {
 			t.Fatalf("%v: exit %d: %s", tc.args, code, errb)
 		}
@@ -314,7 +307,7 @@ func TestDocsCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	png := filepath.Join(t.TempDir(), "accuracy.png")
-	if code, _, errb := runCLI("validate", "--plot", png); code != exitOK {
+	if code, _, errb := simrun("validate", "--plot", png); code != exitOK {
 		t.Fatalf("validate --plot: exit %d: %s", code, errb)
 	}
 	if got, err := os.ReadFile(png); err != nil || !bytes.Equal(got, want) {
@@ -336,7 +329,7 @@ func TestSimulateNotesMulMVID(t *testing.T) {
 		{[]string{"--n", "8", "--kernel", "mul_mm_id"}, "note              kernel mul_mm_id is forced: llama.cpp runs mul_mv_id here (n < 32 tokens)", ""},
 		{[]string{"--n", "32", "--variant", "halftile"}, "(mul_mm_id ", "note"},
 	} {
-		code, out, errb := runCLI(append(small, tc.args...)...)
+		code, out, errb := simrun(append(small, tc.args...)...)
 		if code != exitOK || !strings.Contains(out, tc.want) || tc.lack != "" && strings.Contains(out, tc.lack) {
 			t.Errorf("simulate %v: exit %d, stderr %q, want %q and no %q:\n%s", tc.args, code, errb, tc.want, tc.lack, out)
 		}
@@ -369,7 +362,7 @@ func TestFitKeepsItsOwnValues(t *testing.T) {
 	if err := os.WriteFile(tsv, []byte(rows), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errb := runCLI("fit", "--chip-file", chipFile, "--max-evals", "2", "--out-dir", dir,
+	code, out, errb := simrun("fit", "--chip-file", chipFile, "--max-evals", "2", "--out-dir", dir,
 		"--param", "barrier_clk@M1 Pro 12-core GPU=0:300", tsv)
 	if code != exitOK {
 		t.Fatalf("fit: exit %d\n%s%s", code, out, errb)
@@ -391,7 +384,7 @@ func TestFitKeepsItsOwnValues(t *testing.T) {
 	if written.From != "" || written.Barrier.Source != "calibrated" {
 		t.Fatalf("written chip: calibration_from %q, barrier_clk source %q; want none and calibrated", written.From, written.Barrier.Source)
 	}
-	code, out, errb = runCLI("chips", "--show", filepath.Join(dir, "m1-pro-12-core-gpu.json"))
+	code, out, errb = simrun("chips", "--show", filepath.Join(dir, "m1-pro-12-core-gpu.json"))
 	if code != exitOK {
 		t.Fatalf("chips --show: exit %d\n%s", code, errb)
 	}
@@ -442,13 +435,13 @@ func TestEmulateNotes(t *testing.T) {
 		{[]string{"--used", "2", "--n", "8", "--kernel", "mul_mm_id"}, "llama.cpp runs mul_mv_id here (n < 32 tokens)"},
 		{[]string{"--used", "3", "--n", "40"}, "with n_used = 3 it finds no kernel"},
 	} {
-		code, out, errb := runCLI(append(small, tc.args...)...)
+		code, out, errb := simrun(append(small, tc.args...)...)
 		if code != exitOK || !strings.Contains(out, "note: ") || !strings.Contains(out, tc.want) {
 			t.Errorf("emulate %v: exit %d, want a note %q:\n%s%s", tc.args, code, tc.want, out, errb)
 		}
 	}
 	macs := func(variant string) string {
-		_, out, _ := runCLI(append(small, "--used", "2", "--n", "40", "--variant", variant)...)
+		_, out, _ := simrun(append(small, "--used", "2", "--n", "40", "--variant", variant)...)
 		for _, l := range strings.Split(out, "\n") {
 			if strings.HasPrefix(l, "emulated ") {
 				return strings.Fields(l)[1]
@@ -465,8 +458,8 @@ func TestEmulateNotes(t *testing.T) {
 // wall-clock figure, so two runs print the same bytes; the rate is on stderr.
 func TestEmulateStdoutDeterministic(t *testing.T) {
 	args := []string{"emulate", "--experts", "8", "--m", "64", "--k", "256", "--used", "2", "--n", "40"}
-	code, out1, errb := runCLI(args...)
-	_, out2, _ := runCLI(args...)
+	code, out1, errb := simrun(args...)
+	_, out2, _ := simrun(args...)
 	if code != exitOK || out1 != out2 {
 		t.Fatalf("emulate twice: exit %d, stdout differs:\n%s\n---\n%s", code, out1, out2)
 	}
@@ -478,7 +471,7 @@ func TestEmulateStdoutDeterministic(t *testing.T) {
 // TestISADocCurrent: docs/isa.md is what `simrun isa` prints today, so the
 // committed op table and its rendered expansions cannot drift from the code.
 func TestISADocCurrent(t *testing.T) {
-	code, out, errb := runCLI("isa")
+	code, out, errb := simrun("isa")
 	if code != exitOK {
 		t.Fatalf("simrun isa: exit %d: %s", code, errb)
 	}

@@ -25,7 +25,7 @@ func compareArgs(extra ...string) []string {
 
 func TestCompareText(t *testing.T) {
 	// flags may follow the variants
-	code, out, errb := simrunCmd(append(compareArgs("upstream", "halftile"), "--chip", "M1 Pro,M5")...)
+	code, out, errb := simrun(append(compareArgs("upstream", "halftile"), "--chip", "M1 Pro,M5")...)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
@@ -41,7 +41,7 @@ func TestCompareText(t *testing.T) {
 }
 
 func TestCompareCSVAndJSON(t *testing.T) {
-	code, out, errb := simrunCmd("compare", "--experts", "16", "--used", "4", "--type", "f16", "--draws", "1", "--n", "32,64",
+	code, out, errb := simrun("compare", "--experts", "16", "--used", "4", "--type", "f16", "--draws", "1", "--n", "32,64",
 		"--format", "csv", "--shapes", "64x64,128x64", "upstream", "halftile")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb)
@@ -63,7 +63,7 @@ func TestCompareCSVAndJSON(t *testing.T) {
 			t.Fatalf("row %v: delta is not B - A", r)
 		}
 	}
-	code, out, errb = simrunCmd(compareArgs("--format", "json", "upstream", "tile64x8")...)
+	code, out, errb = simrun(compareArgs("--format", "json", "upstream", "tile64x8")...)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
@@ -76,7 +76,7 @@ func TestCompareCSVAndJSON(t *testing.T) {
 func TestCompareModelAndPlot(t *testing.T) {
 	dir := t.TempDir()
 	png, svg := filepath.Join(dir, "c.png"), filepath.Join(dir, "c.svg")
-	code, out, errb := simrunCmd("compare", "--gguf", tinyGGUF, "--n", "32,64", "--draws", "1", "--plot", png, "upstream", "halftile")
+	code, out, errb := simrun("compare", "--gguf", tinyGGUF, "--n", "32,64", "--draws", "1", "--plot", png, "upstream", "halftile")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
@@ -88,7 +88,7 @@ func TestCompareModelAndPlot(t *testing.T) {
 	if data, err := os.ReadFile(png); err != nil || !bytes.HasPrefix(data, []byte("\x89PNG")) {
 		t.Fatalf("png: %v", err)
 	}
-	code, _, errb = simrunCmd("compare", "--preset", "gpt-oss-20b", "--n", "32", "--draws", "1", "--plot", svg, "--format", "csv", "upstream", "halftile")
+	code, _, errb = simrun("compare", "--preset", "gpt-oss-20b", "--n", "32", "--draws", "1", "--plot", svg, "--format", "csv", "upstream", "halftile")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
@@ -126,12 +126,12 @@ func TestCompareErrors(t *testing.T) {
 		if strings.HasPrefix(tc.args[0], "--preset") || strings.HasPrefix(tc.args[0], "--shapes") {
 			args = append([]string{"compare", "--draws", "1", "--n", "32"}, tc.args...)
 		}
-		code, out, errb := simrunCmd(args...)
+		code, out, errb := simrun(args...)
 		if code != exitBadUsed || !strings.Contains(errb, tc.want) || out != "" {
 			t.Errorf("%v: exit %d, %q, want exit 2 and %q", tc.args, code, errb, tc.want)
 		}
 	}
-	code, _, errb := simrunCmd("compare", "-h")
+	code, _, errb := simrun("compare", "-h")
 	if code != exitOK {
 		t.Fatal("compare -h failed")
 	}
@@ -149,7 +149,7 @@ func TestComparePlotOrder(t *testing.T) {
 	var pics [2][]byte
 	for i, ns := range []string{"32,128,64", "64,32,128"} {
 		svg := filepath.Join(dir, fmt.Sprintf("c%d.svg", i))
-		if code, _, errb := simrunCmd("compare", "--n", ns, "--draws", "1", "--experts", "8", "--used", "2", "--m", "64", "--k", "256", "--plot", svg, "upstream", "halftile"); code != exitOK {
+		if code, _, errb := simrun("compare", "--n", ns, "--draws", "1", "--experts", "8", "--used", "2", "--m", "64", "--k", "256", "--plot", svg, "upstream", "halftile"); code != exitOK {
 			t.Fatalf("compare --n %s: exit %d: %s", ns, code, errb)
 		}
 		pics[i] = []byte(readFile(t, svg))
@@ -168,7 +168,7 @@ func TestCompareSmallBatches(t *testing.T) {
 	moe := append(slices.Clone(small), "--experts", "16", "--used", "4")
 	cells := func(base []string, args ...string) [][]string {
 		t.Helper()
-		code, out, errb := simrunCmd(append(slices.Clone(base), args...)...)
+		code, out, errb := simrun(append(slices.Clone(base), args...)...)
 		if code != exitOK {
 			t.Fatalf("compare %v: exit %d: %s", args, code, errb)
 		}
@@ -208,7 +208,7 @@ func TestCompareSmallBatches(t *testing.T) {
 			t.Errorf("mul_mat, %s: kernels %s / %s, want %s / %s", []string{"n = 1", "n = 4", "n = 16"}[i], r[0], r[1], want[0], want[1])
 		}
 	}
-	if code, _, errb := simrunCmd(append(moe, "--kernel", "auto,mul_mm_id,mul_mv_id", "upstream", "halftile")...); code != exitBadUsed || !strings.Contains(errb, "want one kernel for both sides or A,B") {
+	if code, _, errb := simrun(append(moe, "--kernel", "auto,mul_mm_id,mul_mv_id", "upstream", "halftile")...); code != exitBadUsed || !strings.Contains(errb, "want one kernel for both sides or A,B") {
 		t.Errorf("three kernels: exit %d %s", code, errb)
 	}
 }

@@ -48,7 +48,7 @@ func TestExitCodeRule(t *testing.T) {
 		{[]string{"occupancy", "--threads", "1024", "--regs", "128"}, exitFailed, ""},
 		{[]string{"sweep", "--variant", "halftile-dual", "--n", "32", "--draws", "1"}, exitFailed, "1 of 1 points failed"},
 	} {
-		code, out, errb := simrunCmd(tc.args...)
+		code, out, errb := simrun(tc.args...)
 		if code != tc.code || !strings.Contains(errb, tc.want) || code == exitBadUsed && out != "" {
 			t.Errorf("simrun %s: exit %d, stderr %q, %d bytes of output; want exit %d and %q",
 				strings.Join(tc.args, " "), code, errb, len(out), tc.code, tc.want)

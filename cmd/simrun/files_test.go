@@ -18,13 +18,13 @@ import (
 func TestReadersCapSize(t *testing.T) {
 	f := sweepWriteFile(t, t.TempDir(), "rows.tsv", measureTSVHead+measureTSVRow)
 	t.Setenv("METALSIM_MAX_READ", "64")
-	code, out, errb := simrunCmd("validate", "--draws", "1", f)
+	code, out, errb := simrun("validate", "--draws", "1", f)
 	want := "measurement file " + f + ": " + strconv.Itoa(len(measureTSVHead+measureTSVRow)) + " B: over the 64 B cap of a measurement file (METALSIM_MAX_READ=SIZE raises every cap"
 	if code != exitBadUsed || out != "" || !strings.Contains(errb, want) {
 		t.Errorf("exit %d\n%s%s\nwant exit 2 and %q", code, out, errb, want)
 	}
 	t.Setenv("METALSIM_MAX_READ", "1KiB")
-	if code, out, errb := simrunCmd("validate", "--draws", "1", f); code != exitOK {
+	if code, out, errb := simrun("validate", "--draws", "1", f); code != exitOK {
 		t.Errorf("METALSIM_MAX_READ=1KiB: exit %d\n%s%s", code, out, errb)
 	}
 }
@@ -40,7 +40,7 @@ func TestValidateReadsStdin(t *testing.T) {
 	old := os.Stdin
 	os.Stdin = in
 	defer func() { os.Stdin = old }()
-	code, out, errb := simrunCmd("validate", "--draws", "1", "-")
+	code, out, errb := simrun("validate", "--draws", "1", "-")
 	if code != exitOK || !regexp.MustCompile(`(?m)^all +1 +1 `).MatchString(out) {
 		t.Errorf("exit %d\n%s%s", code, out, errb)
 	}

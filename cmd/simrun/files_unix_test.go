@@ -43,7 +43,7 @@ func TestReadersRefuseDevicesAndPipes(t *testing.T) {
 		for _, args := range readerArgs(tc.file) {
 			done := make(chan [3]string, 1)
 			go func() {
-				code, out, errb := simrunCmd(args...)
+				code, out, errb := simrun(args...)
 				done <- [3]string{string(rune('0' + code)), out, errb}
 			}()
 			select {

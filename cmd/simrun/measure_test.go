@@ -27,7 +27,7 @@ func hasSummary(out, name string, rows, modelled int) bool {
 // byte-order mark validates like the same file without one.
 func TestValidateReadsByteOrderMark(t *testing.T) {
 	f := sweepWriteFile(t, t.TempDir(), "bom.tsv", "\xef\xbb\xbf"+measureTSVHead+measureTSVRow)
-	code, out, errb := simrunCmd("validate", "--draws", "1", f)
+	code, out, errb := simrun("validate", "--draws", "1", f)
 	if code != exitOK || !hasSummary(out, "all", 1, 1) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errb)
 	}
@@ -39,7 +39,7 @@ func TestValidateReadsByteOrderMark(t *testing.T) {
 func TestValidateRejectsImplausibleTimes(t *testing.T) {
 	dir := t.TempDir()
 	huge := sweepWriteFile(t, dir, "huge.tsv", measureTSVHead+strings.Replace(measureTSVRow, "\t100\n", "\t1e300\n", 1))
-	code, out, errb := simrunCmd("validate", "--draws", "1", huge)
+	code, out, errb := simrun("validate", "--draws", "1", huge)
 	want := `huge.tsv: line 2: column "us_per_run": value "1e300": want a positive decimal number of microseconds per run, in [0.001, 1e+09]`
 	if code != exitBadUsed || out != "" || !strings.Contains(errb, want) {
 		t.Errorf("exit %d\n%s\n%s\nwant exit 2 and %q", code, out, errb, want)
@@ -47,7 +47,7 @@ func TestValidateRejectsImplausibleTimes(t *testing.T) {
 	log := sweepWriteFile(t, dir, "zero.log", "Backend 1/1: MTL0\n  Device description: Apple M1 Pro\n"+
 		"  MUL_MAT_ID(type_a=q4_0,type_b=f32,n_mats=16,n_used=4,b=0,m=64,n=32,k=256): 10 runs - 0.00 us/run - 2.10 MFLOP/run - 1.00 GFLOPS\n"+
 		"  MUL_MAT_ID(type_a=q4_0,type_b=f32,n_mats=16,n_used=4,b=0,m=64,n=64,k=256): 10 runs - 100.00 us/run - 4.19 MFLOP/run - 41.90 GFLOPS\n")
-	code, out, errb = simrunCmd("validate", "--draws", "1", log)
+	code, out, errb = simrun("validate", "--draws", "1", log)
 	want = `zero.log: line 3: MUL_MAT_ID perf line: us/run "0.00": zero; want a positive decimal number of microseconds per run, in [0.001, 1e+09] (line skipped)`
 	if code != exitOK || !strings.Contains(errb, want) || !hasSummary(out, "all", 1, 1) || strings.Contains(out, "Inf") {
 		t.Errorf("exit %d\n%s\n%s\nwant exit 0, one row and %q", code, out, errb, want)
@@ -83,7 +83,7 @@ func TestEmptyMeasurementFiles(t *testing.T) {
 		{[]string{"fit", "--param", m1, headerOnly}, "header.log: no measurement rows"},
 		{[]string{"fit", "--param", m1, sql}, "truncated.sql: no measurement rows"},
 	} {
-		code, out, errb := simrunCmd(tc.args...)
+		code, out, errb := simrun(tc.args...)
 		if code != exitBadUsed || out != "" || !strings.Contains(errb, tc.want) ||
 			strings.Contains(errb, "is not among the chips") || strings.Contains(errb, "every row names its variant") {
 			t.Errorf("simrun %s: exit %d\nstdout %q\nstderr %q\nwant exit 2, no output and %q",
@@ -114,14 +114,14 @@ func TestMeasurementFileGivenTwice(t *testing.T) {
 		{[]string{"validate", "--baseline", base, "--variant", "halftile", base}, "base.log: given twice"},
 		{[]string{"fit", "--param", "sg_launch_clk@M1 Pro 16-core GPU", a, a}, "a.tsv: given twice"},
 	} {
-		code, out, errb := simrunCmd(tc.args...)
+		code, out, errb := simrun(tc.args...)
 		if code != exitBadUsed || out != "" || !strings.Contains(errb, tc.want) {
 			t.Errorf("simrun %s: exit %d\nstdout %q\nstderr %q\nwant exit 2, no output and %q",
 				strings.Join(tc.args, " "), code, out, errb, tc.want)
 		}
 	}
 	// distinct files still pair: the baseline's rows are upstream
-	code, out, errb := simrunCmd("validate", "--draws", "1", "--baseline", base, "--variant", "halftile", variant)
+	code, out, errb := simrun("validate", "--draws", "1", "--baseline", base, "--variant", "halftile", variant)
 	if code != exitOK || !strings.Contains(out, "halftile vs upstream") || !hasSummary(out, "all", 2, 2) {
 		t.Errorf("--baseline: exit %d\n%s\n%s", code, out, errb)
 	}
@@ -133,14 +133,14 @@ func TestMeasurementFileGivenTwice(t *testing.T) {
 func TestValidateMisspeltColumn(t *testing.T) {
 	dir := t.TempDir()
 	typo := sweepWriteFile(t, dir, "typo.tsv", strings.Replace(measureTSVHead, "gpu_path", "gpu-path", 1)+measureTSVRow)
-	code, out, errb := simrunCmd("validate", "--draws", "1", typo)
+	code, out, errb := simrun("validate", "--draws", "1", typo)
 	want := `typo.tsv: line 1: column "gpu-path" is not a known column but is close to "gpu_path"`
 	if code != exitBadUsed || out != "" || !strings.Contains(errb, want) {
 		t.Errorf("exit %d\n%s\n%s\nwant exit 2 and %q", code, out, errb, want)
 	}
 	extra := sweepWriteFile(t, dir, "extra.tsv", strings.Replace(measureTSVHead, "\n", "\tnotes\n", 1)+
 		strings.Replace(measureTSVRow, "\n", "\tmeasured twice\n", 1))
-	if code, out, errb := simrunCmd("validate", "--draws", "1", extra); code != exitOK || !hasSummary(out, "all", 1, 1) {
+	if code, out, errb := simrun("validate", "--draws", "1", extra); code != exitOK || !hasSummary(out, "all", 1, 1) {
 		t.Errorf("extra column: exit %d\n%s\n%s", code, out, errb)
 	}
 }
@@ -161,7 +161,7 @@ func TestValidateSaysWhySQLRowsAreSkipped(t *testing.T) {
 		t.Fatal("no INSERT line in perf-m5.sql")
 	}
 	f := sweepWriteFile(t, t.TempDir(), "grad.sql", data+grad+"\n")
-	code, _, errb := simrunCmd("validate", f)
+	code, _, errb := simrun("validate", f)
 	if code != exitOK || !strings.Contains(errb, "1 lines of MUL_MAT_ID skipped (grad mode)") || strings.Contains(errb, "MUL_MAT_ID skipped (not a matmul op)") {
 		t.Errorf("exit %d, stderr %q; want the grad row skipped as grad mode", code, errb)
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 func TestModelList(t *testing.T) {
-	code, out, errb := simrunCmd("model", "--list")
+	code, out, errb := simrun("model", "--list")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
@@ -34,7 +34,7 @@ func TestModelList(t *testing.T) {
 }
 
 func TestModelPreset(t *testing.T) {
-	code, out, errb := simrunCmd("model", "--preset", "Qwen3-30B-A3B", "--n", "32,64", "--draws", "1", "--variant", "halftile")
+	code, out, errb := simrun("model", "--preset", "Qwen3-30B-A3B", "--n", "32,64", "--draws", "1", "--variant", "halftile")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
@@ -48,12 +48,12 @@ func TestModelPreset(t *testing.T) {
 		t.Error("Qwen3-30B-A3B has no unverified number")
 	}
 	// a preset with an unverified number says so in every run
-	code, out, _ = simrunCmd("model", "--preset", "deepseek-v2-lite", "--n", "32", "--draws", "1")
+	code, out, _ = simrun("model", "--preset", "deepseek-v2-lite", "--n", "32", "--draws", "1")
 	if code != exitOK || !strings.Contains(out, "unverified: norm_topk_prob = 0") {
 		t.Fatalf("unverified preset: exit %d\n%s", code, out)
 	}
 	// gate/up broadcast (b = 1, m = FFN, k = hidden), down per slot (b = 0)
-	code, out, _ = simrunCmd("model", "--preset", "mixtral", "--n", "32", "--draws", "1", "--format", "csv")
+	code, out, _ = simrun("model", "--preset", "mixtral", "--n", "32", "--draws", "1", "--format", "csv")
 	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
 	if code != exitOK || err != nil || len(recs) != 5 {
 		t.Fatalf("csv: exit %d %v\n%s", code, err, out)
@@ -70,7 +70,7 @@ func TestModelPreset(t *testing.T) {
 }
 
 func TestModelGGUF(t *testing.T) {
-	code, out, errb := simrunCmd("model", "--gguf", tinyGGUF, "--n", "32", "--draws", "1", "--format", "json")
+	code, out, errb := simrun("model", "--gguf", tinyGGUF, "--n", "32", "--draws", "1", "--format", "json")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
@@ -89,23 +89,23 @@ func TestModelGGUF(t *testing.T) {
 		t.Fatalf("doc %+v", doc)
 	}
 	// --type overrides the file's types
-	code, out, _ = simrunCmd("model", "--gguf", tinyGGUF, "--n", "32", "--draws", "1", "--type", "f16")
+	code, out, _ = simrun("model", "--gguf", tinyGGUF, "--n", "32", "--draws", "1", "--type", "f16")
 	if code != exitOK || !strings.Contains(out, "every expert tensor simulated as f16 (--type); the file declares gate q4_0, up q4_0, down q8_0") {
 		t.Fatalf("--type override: exit %d\n%s", code, out)
 	}
 	// K-quant experts are simulated as the file declares them
 	k := "../../models/testdata/tiny-moe-q4k.gguf"
-	if code, out, errb = simrunCmd("model", "--gguf", k, "--n", "32", "--draws", "1"); code != exitOK || !strings.Contains(out, "q4_K") {
+	if code, out, errb = simrun("model", "--gguf", k, "--n", "32", "--draws", "1"); code != exitOK || !strings.Contains(out, "q4_K") {
 		t.Fatalf("q4_K: exit %d %q\n%s", code, errb, out)
 	}
 	// a type without a Metal matmul kernel: the error names the tensor and
 	// the type and suggests --type
 	tq := "../../models/testdata/tiny-moe-tq1.gguf"
-	code, _, errb = simrunCmd("model", "--gguf", tq, "--n", "32", "--draws", "1")
+	code, _, errb = simrun("model", "--gguf", tq, "--n", "32", "--draws", "1")
 	if code != exitBadUsed || !strings.Contains(errb, "blk.0.ffn_gate_exps.weight: type tq1_0") || !strings.Contains(errb, "pass --type") {
 		t.Fatalf("tq1_0: exit %d %q", code, errb)
 	}
-	if code, _, errb = simrunCmd("model", "--gguf", tq, "--n", "32", "--draws", "1", "--type", "q8_0"); code != exitOK {
+	if code, _, errb = simrun("model", "--gguf", tq, "--n", "32", "--draws", "1", "--type", "q8_0"); code != exitOK {
 		t.Fatalf("tq1_0 with --type: %s", errb)
 	}
 }
@@ -135,12 +135,12 @@ func TestModelErrors(t *testing.T) {
 		{[]string{"--preset", "mixtral", "--routing", "file:" + ids2, "--n", "32"}, "--n 32: --routing file:" + ids2 + " holds 1 tokens"},
 		{[]string{"--preset", "mixtral", "stray"}, `unexpected argument "stray"`},
 	} {
-		code, out, errb := simrunCmd(append([]string{"model", "--draws", "1"}, tc.args...)...)
+		code, out, errb := simrun(append([]string{"model", "--draws", "1"}, tc.args...)...)
 		if code != exitBadUsed || !strings.Contains(errb, tc.want) || out != "" {
 			t.Errorf("%v: exit %d, %q, want exit 2 and %q", tc.args, code, errb, tc.want)
 		}
 	}
-	code, _, errb := simrunCmd("model", "-h")
+	code, _, errb := simrun("model", "-h")
 	if code != exitOK {
 		t.Fatal("model -h failed")
 	}
@@ -160,7 +160,7 @@ func TestUnverifiedOnEveryFormat(t *testing.T) {
 		{"compare", "--preset", "deepseek-v2-lite", "--n", "32", "--draws", "1", "--format", "csv", "upstream", "halftile"},
 		{"compare", "--preset", "deepseek-v2-lite", "--n", "32", "--draws", "1", "--format", "json", "upstream", "halftile"},
 	} {
-		code, _, errb := runCLI(args...)
+		code, _, errb := simrun(args...)
 		if code != exitOK || !strings.Contains(errb, "unverified: norm_topk_prob") {
 			t.Errorf("simrun %s: exit %d, stderr %q; want the unverified numbers named", strings.Join(args, " "), code, errb)
 		}

@@ -66,7 +66,7 @@ func TestPinnedOutputs(t *testing.T) {
 	}
 	for _, p := range pins {
 		t.Run(p.name, func(t *testing.T) {
-			code, out, errb := runCLI(p.args...)
+			code, out, errb := simrun(p.args...)
 			if code != exitOK {
 				t.Fatalf("simrun %s: exit %d\n%s", strings.Join(p.args, " "), code, errb)
 			}

@@ -35,7 +35,7 @@ func TestValidatePlot(t *testing.T) {
 	dir := t.TempDir()
 	tsv := sweepWriteFile(t, dir, "m.tsv", smallMeasured)
 	svg := filepath.Join(dir, "acc.svg")
-	code, out, errb := simrunCmd("validate", "--draws", "1", "--plot", svg, tsv)
+	code, out, errb := simrun("validate", "--draws", "1", "--plot", svg, tsv)
 	if code != exitOK || !strings.Contains(out, "plot: "+svg) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errb)
 	}
@@ -46,7 +46,7 @@ func TestValidatePlot(t *testing.T) {
 		{filepath.Join(dir, "acc.pdf"), "must end in .png or .svg"},
 		{filepath.Join(dir, "no", "acc.png"), "no such directory"},
 	} {
-		if code, _, errb := simrunCmd("validate", "--draws", "1", "--plot", tc.plot, tsv); code != exitBadUsed || !strings.Contains(errb, tc.want) {
+		if code, _, errb := simrun("validate", "--draws", "1", "--plot", tc.plot, tsv); code != exitBadUsed || !strings.Contains(errb, tc.want) {
 			t.Errorf("--plot %s: exit %d, %q; want exit 2 and %q", tc.plot, code, errb, tc.want)
 		}
 	}
@@ -56,18 +56,18 @@ func TestSweepPlot(t *testing.T) {
 	dir := t.TempDir()
 	lines := filepath.Join(dir, "lines.svg")
 	args := append([]string{"sweep", "--n", "32,64", "--plot", lines}, smallShape...)
-	if code, _, errb := simrunCmd(args...); code != exitOK {
+	if code, _, errb := simrun(args...); code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
 	readSVG(t, lines, "n (tokens, log2 scale)", "predicted µs per MUL_MAT_ID", "M1 Pro 16-core GPU, upstream", "M1 Pro 16-core GPU, halftile")
 	heat := filepath.Join(dir, "heat.svg")
 	args = append([]string{"sweep", "--n", "32,64", "--routing", "zipf", "--skew", "0,1", "--plot", heat}, smallShape...)
-	if code, _, errb := simrunCmd(args...); code != exitOK {
+	if code, _, errb := simrun(args...); code != exitOK {
 		t.Fatalf("heatmap: exit %d: %s", code, errb)
 	}
 	readSVG(t, heat, "routing", "zipf:0", "zipf:1", "n (tokens)")
 	args = append([]string{"sweep", "--n", "32,64", "--shard", "1/2", "--plot", lines}, smallShape...)
-	if code, _, errb := simrunCmd(args...); code != exitBadUsed || !strings.Contains(errb, "--plot with --shard 1/2") {
+	if code, _, errb := simrun(args...); code != exitBadUsed || !strings.Contains(errb, "--plot with --shard 1/2") {
 		t.Errorf("--plot of a shard: exit %d, %q", code, errb)
 	}
 }
@@ -77,17 +77,17 @@ func TestCompareMeasured(t *testing.T) {
 	tsv := sweepWriteFile(t, dir, "m.tsv", smallMeasured)
 	svg := filepath.Join(dir, "cmp.svg")
 	args := append([]string{"compare", "--n", "32,64", "--plot", svg, "--measured", tsv, "upstream", "halftile"}, smallShape...)
-	code, out, errb := simrunCmd(args...)
+	code, out, errb := simrun(args...)
 	if code != exitOK || !strings.Contains(out, "(2 measured points of "+tsv+")") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errb)
 	}
 	readSVG(t, svg, "measured (hollow): 2 points", "n (tokens, log2 scale)")
 	args = append([]string{"compare", "--n", "32", "--measured", tsv, "upstream", "halftile"}, smallShape...)
-	if code, _, errb := simrunCmd(args...); code != exitBadUsed || !strings.Contains(errb, "give --plot FILE.png too") {
+	if code, _, errb := simrun(args...); code != exitBadUsed || !strings.Contains(errb, "give --plot FILE.png too") {
 		t.Errorf("--measured without --plot: exit %d, %q", code, errb)
 	}
 	args = append([]string{"compare", "--n", "64", "--plot", svg, "--measured", tsv, "upstream", "halftile"}, smallShape...)
-	if code, _, errb := simrunCmd(args...); code != exitBadUsed || !strings.Contains(errb, "none of its mul_mm_id rows is a point of the comparison") {
+	if code, _, errb := simrun(args...); code != exitBadUsed || !strings.Contains(errb, "none of its mul_mm_id rows is a point of the comparison") {
 		t.Errorf("--measured of other points: exit %d, %q", code, errb)
 	}
 }
@@ -112,11 +112,11 @@ func TestTablesFitATerminal(t *testing.T) {
 		t.Errorf("the headline is %d characters wide", w)
 	}
 	tsv := sweepWriteFile(t, t.TempDir(), "m.tsv", smallMeasured)
-	code, out, errb := simrunCmd("validate", "--draws", "1", tsv)
+	code, out, errb := simrun("validate", "--draws", "1", tsv)
 	if code != exitOK || widest(out) > 120 {
 		t.Fatalf("validate: exit %d, %d wide\n%s\n%s", code, widest(out), out, errb)
 	}
-	code, wide, errb := simrunCmd("validate", "--draws", "1", "--wide", tsv)
+	code, wide, errb := simrun("validate", "--draws", "1", "--wide", tsv)
 	if code != exitOK || !strings.Contains(wide, "regs/thread") || strings.Contains(wide, "left out to fit") {
 		t.Fatalf("validate --wide: exit %d\n%s\n%s", code, wide, errb)
 	}

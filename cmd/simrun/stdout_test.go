@@ -23,7 +23,7 @@ func TestStdoutIsDeterministic(t *testing.T) {
 	small := append(shape, "--draws", "1")
 	var shards []string
 	for _, s := range []string{"0/2", "1/2"} {
-		code, out, errb := simrunCmd(append([]string{"sweep", "--shard", s}, small...)...)
+		code, out, errb := simrun(append([]string{"sweep", "--shard", s}, small...)...)
 		if code != exitOK {
 			t.Fatalf("sweep --shard %s: exit %d %s", s, code, errb)
 		}
@@ -50,7 +50,7 @@ func TestStdoutIsDeterministic(t *testing.T) {
 		var outs [2]string
 		for i, procs := range []int{1, 2} {
 			prev := runtime.GOMAXPROCS(procs)
-			code, out, errb := simrunCmd(args...)
+			code, out, errb := simrun(args...)
 			runtime.GOMAXPROCS(prev)
 			if code != exitOK {
 				t.Fatalf("simrun %s: exit %d\n%s", strings.Join(args, " "), code, errb)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -12,13 +11,6 @@ import (
 	"strings"
 	"testing"
 )
-
-// simrunCmd runs simrun in-process and returns the exit code and outputs.
-func simrunCmd(args ...string) (int, string, string) {
-	var out, errb bytes.Buffer
-	code := run(args, &out, &errb)
-	return code, out.String(), errb.String()
-}
 
 // sweepSmallShape is a problem small enough for sub-second test sweeps.
 var sweepSmallShape = []string{"--experts", "16", "--used", "4", "--m", "64", "--k", "64", "--type", "f16", "--draws", "1"}
@@ -44,7 +36,7 @@ func sweepWriteFile(t *testing.T, dir, name, data string) string {
 func TestSweepShardsMergeToTheSameBytes(t *testing.T) {
 	dir := t.TempDir()
 	for _, format := range []string{"csv", "json"} {
-		code, full, errb := simrunCmd(sweepArgs("--format", format)...)
+		code, full, errb := simrun(sweepArgs("--format", format)...)
 		if code != exitOK {
 			t.Fatalf("%s sweep: exit %d: %s", format, code, errb)
 		}
@@ -53,18 +45,18 @@ func TestSweepShardsMergeToTheSameBytes(t *testing.T) {
 		if !strings.HasPrefix(errb, "  simulation ") || strings.Count(errb, "\n") != 1 {
 			t.Errorf("%s sweep wrote more than its rate line to stderr (not a terminal): %q", format, errb)
 		}
-		if code, one, _ := simrunCmd(sweepArgs("--format", format, "--workers", "1")...); code != exitOK || one != full {
+		if code, one, _ := simrun(sweepArgs("--format", format, "--workers", "1")...); code != exitOK || one != full {
 			t.Fatalf("%s: --workers 1 output differs from the default", format)
 		}
 		var shards []string
 		for _, i := range []string{"2", "0", "1"} {
-			code, out, errb := simrunCmd(sweepArgs("--format", format, "--shard", i+"/3", "--workers", "3")...)
+			code, out, errb := simrun(sweepArgs("--format", format, "--shard", i+"/3", "--workers", "3")...)
 			if code != exitOK {
 				t.Fatalf("shard %s: exit %d: %s", i, code, errb)
 			}
 			shards = append(shards, sweepWriteFile(t, dir, "shard"+i+"."+format, out))
 		}
-		code, merged, errb := simrunCmd(append([]string{"merge"}, shards...)...)
+		code, merged, errb := simrun(append([]string{"merge"}, shards...)...)
 		if code != exitOK {
 			t.Fatalf("merge: exit %d: %s", code, errb)
 		}
@@ -74,19 +66,19 @@ func TestSweepShardsMergeToTheSameBytes(t *testing.T) {
 		// the unsharded output is a shard 0/1 of itself, and 7 shards (some
 		// holding 6 points, some 5) merge to the same bytes
 		fullFile := sweepWriteFile(t, dir, "full."+format, full)
-		if code, again, errb := simrunCmd("merge", fullFile); code != exitOK || again != full {
+		if code, again, errb := simrun("merge", fullFile); code != exitOK || again != full {
 			t.Fatalf("%s: merge of the unsharded output: exit %d, %s", format, code, errb)
 		}
 		shards = nil
 		for i := range 7 {
 			s := fmt.Sprintf("%d/7", i)
-			code, out, errb := simrunCmd(sweepArgs("--format", format, "--shard", s, "--workers", "2")...)
+			code, out, errb := simrun(sweepArgs("--format", format, "--shard", s, "--workers", "2")...)
 			if code != exitOK {
 				t.Fatalf("shard %s: exit %d: %s", s, code, errb)
 			}
 			shards = append([]string{sweepWriteFile(t, dir, fmt.Sprintf("seven%d.%s", i, format), out)}, shards...)
 		}
-		if code, merged, errb := simrunCmd(append([]string{"merge"}, shards...)...); code != exitOK || merged != full {
+		if code, merged, errb := simrun(append([]string{"merge"}, shards...)...); code != exitOK || merged != full {
 			t.Fatalf("%s: 7 shards: exit %d, %s; output equal to the unsharded run: %t", format, code, errb, merged == full)
 		}
 		if format == "json" {
@@ -106,7 +98,7 @@ func TestSweepShardsMergeToTheSameBytes(t *testing.T) {
 }
 
 func TestSweepRowsAndSeeds(t *testing.T) {
-	code, out, errb := simrunCmd(sweepArgs()...)
+	code, out, errb := simrun(sweepArgs()...)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
@@ -157,7 +149,7 @@ func TestSweepRowsAndSeeds(t *testing.T) {
 	}
 	// a point gives the same numbers alone as in the sweep
 	args := append([]string{"sweep"}, sweepSmallShape...)
-	code, one, errb := simrunCmd(append(args, "--n", "64", "--variant", "halftile", "--chip", "M5", "--routing", "zipf:1")...)
+	code, one, errb := simrun(append(args, "--n", "64", "--variant", "halftile", "--chip", "M5", "--routing", "zipf:1")...)
 	if code != exitOK {
 		t.Fatalf("single point: %s", errb)
 	}
@@ -179,12 +171,12 @@ func TestSweepFileRoutingAndPointErrors(t *testing.T) {
 	}
 	file := sweepWriteFile(t, dir, "ids.csv", ids.String())
 	args := append([]string{"sweep"}, sweepSmallShape...)
-	code, out, errb := simrunCmd(append(args, "--n", "32", "--variant", "upstream", "--routing", "file:"+file+",uniform")...)
+	code, out, errb := simrun(append(args, "--n", "32", "--variant", "upstream", "--routing", "file:"+file+",uniform")...)
 	if code != exitOK || !strings.Contains(out, "file:"+file) {
 		t.Fatalf("file routing: exit %d: %s", code, errb)
 	}
 	// halftile-dual is tensor-path only: the M1 Pro point fails, the M5 one runs
-	code, out, errb = simrunCmd(append(args, "--n", "32", "--variant", "halftile-dual", "--chip", "M1 Pro,M5")...)
+	code, out, errb = simrun(append(args, "--n", "32", "--variant", "halftile-dual", "--chip", "M1 Pro,M5")...)
 	if code != exitFailed || !strings.Contains(errb, "1 of 2 points failed") || !strings.Contains(out, "dual_descriptor") {
 		t.Fatalf("point error: exit %d, stderr %q", code, errb)
 	}
@@ -236,7 +228,7 @@ func TestSweepFlagErrors(t *testing.T) {
 		if tc.args[0] == "--k" || tc.args[0] == "--type" {
 			args = append([]string{"sweep", "--n", "32"}, tc.args...)
 		}
-		code, out, errb := simrunCmd(args...)
+		code, out, errb := simrun(args...)
 		if code != exitBadUsed || !strings.Contains(errb, tc.want) || out != "" {
 			t.Errorf("%v: exit %d, stderr %q, want exit 2 and %q", tc.args, code, errb, tc.want)
 		}
@@ -244,7 +236,7 @@ func TestSweepFlagErrors(t *testing.T) {
 }
 
 func TestSweepHelp(t *testing.T) {
-	code, _, errb := simrunCmd("sweep", "-h")
+	code, _, errb := simrun("sweep", "-h")
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
@@ -263,7 +255,7 @@ func TestMergeErrors(t *testing.T) {
 	dir := t.TempDir()
 	shard := func(format, s string, extra ...string) string {
 		args := append(sweepArgs("--format", format, "--shard", s), extra...)
-		code, out, errb := simrunCmd(args...)
+		code, out, errb := simrun(args...)
 		if code != exitOK {
 			t.Fatalf("shard %s: %s", s, errb)
 		}
@@ -274,26 +266,26 @@ func TestMergeErrors(t *testing.T) {
 	other := shard("csv", "1/2", "--n", "32")
 	// more shards than points: empty shards are fine to merge or to leave out
 	args := append([]string{"sweep"}, sweepSmallShape...)
-	code, out, _ := simrunCmd(append(args, "--n", "32", "--variant", "upstream", "--shard", "4/5")...)
+	code, out, _ := simrun(append(args, "--n", "32", "--variant", "upstream", "--shard", "4/5")...)
 	empty := sweepWriteFile(t, dir, "empty.csv", out)
-	code2, one, _ := simrunCmd(append(args, "--n", "32", "--variant", "upstream", "--shard", "0/5")...)
+	code2, one, _ := simrun(append(args, "--n", "32", "--variant", "upstream", "--shard", "0/5")...)
 	onlyOne := sweepWriteFile(t, dir, "one.csv", one)
-	code3, whole, _ := simrunCmd(append(args, "--n", "32", "--variant", "upstream")...)
+	code3, whole, _ := simrun(append(args, "--n", "32", "--variant", "upstream")...)
 	if code != exitOK || code2 != exitOK || code3 != exitOK {
 		t.Fatal("small shards failed")
 	}
-	if code, merged, errb := simrunCmd("merge", onlyOne, empty); code != exitOK || merged != whole {
+	if code, merged, errb := simrun("merge", onlyOne, empty); code != exitOK || merged != whole {
 		t.Fatalf("merge with an empty shard: exit %d %s", code, errb)
 	}
-	code, out, _ = simrunCmd(append(args, "--n", "32", "--variant", "upstream", "--shard", "4/5", "--format", "json")...)
+	code, out, _ = simrun(append(args, "--n", "32", "--variant", "upstream", "--shard", "4/5", "--format", "json")...)
 	emptyJSON := sweepWriteFile(t, dir, "empty.json", out)
-	code2, one, _ = simrunCmd(append(args, "--n", "32", "--variant", "upstream", "--shard", "0/5", "--format", "json")...)
+	code2, one, _ = simrun(append(args, "--n", "32", "--variant", "upstream", "--shard", "0/5", "--format", "json")...)
 	onlyOneJSON := sweepWriteFile(t, dir, "one.json", one)
-	code3, whole, _ = simrunCmd(append(args, "--n", "32", "--variant", "upstream", "--format", "json")...)
+	code3, whole, _ = simrun(append(args, "--n", "32", "--variant", "upstream", "--format", "json")...)
 	if code != exitOK || code2 != exitOK || code3 != exitOK {
 		t.Fatal("small JSON shards failed")
 	}
-	if code, merged, errb := simrunCmd("merge", emptyJSON, onlyOneJSON); code != exitOK || merged != whole {
+	if code, merged, errb := simrun("merge", emptyJSON, onlyOneJSON); code != exitOK || merged != whole {
 		t.Fatalf("merge with an empty JSON shard: exit %d %s", code, errb)
 	}
 	junk := sweepWriteFile(t, dir, "junk.csv", "a,b\n1,2\n")
@@ -312,15 +304,15 @@ func TestMergeErrors(t *testing.T) {
 		{[]string{filepath.Join(dir, "missing.csv")}, "missing.csv"},
 		{[]string{sweepWriteFile(t, dir, "blank.csv", "\n")}, "blank.csv: empty"},
 	} {
-		code, out, errb := simrunCmd(append([]string{"merge"}, tc.files...)...)
+		code, out, errb := simrun(append([]string{"merge"}, tc.files...)...)
 		if code != exitBadUsed || !strings.Contains(errb, tc.want) || out != "" {
 			t.Errorf("merge %v: exit %d, %q, want exit 2 and %q", tc.files, code, errb, tc.want)
 		}
 	}
-	if code, _, _ := simrunCmd("merge", s1, s0); code != exitOK {
+	if code, _, _ := simrun("merge", s1, s0); code != exitOK {
 		t.Fatal("merge of a complete set failed")
 	}
-	code, _, errb := simrunCmd("merge", "-h")
+	code, _, errb := simrun("merge", "-h")
 	for _, w := range []string{"sweep_id", "foreign file", "truncated shard", "text after the JSON document"} {
 		if code != exitOK || !strings.Contains(errb, w) {
 			t.Errorf("merge -h: exit %d, does not mention %q", code, w)
@@ -333,7 +325,7 @@ func sweepIDOf(t *testing.T, extra ...string) string {
 	t.Helper()
 	args := append([]string{"sweep"}, sweepSmallShape...)
 	args = append(args, "--n", "32", "--variant", "upstream", "--chip", "M1 Pro")
-	code, out, errb := simrunCmd(append(args, extra...)...)
+	code, out, errb := simrun(append(args, extra...)...)
 	if code != exitOK {
 		t.Fatalf("%v: exit %d: %s", extra, code, errb)
 	}
@@ -358,7 +350,7 @@ func TestSweepIDCoversTheDefinition(t *testing.T) {
 	if len(base) != 16 || strings.Trim(base, "0123456789abcdef") != "" {
 		t.Fatalf("sweep_id %q: want 16 hex digits", base)
 	}
-	code, chip, errb := simrunCmd("chips", "--show", "M1 Pro 16-core GPU")
+	code, chip, errb := simrun("chips", "--show", "M1 Pro 16-core GPU")
 	if code != exitOK {
 		t.Fatal(errb)
 	}
@@ -442,7 +434,7 @@ func TestMergeRejectsForeignAndMalformedShards(t *testing.T) {
 	dir := t.TempDir()
 	shard := func(name, format, s string, extra ...string) string {
 		t.Helper()
-		code, out, errb := simrunCmd(append(sweepArgs("--format", format, "--shard", s), extra...)...)
+		code, out, errb := simrun(append(sweepArgs("--format", format, "--shard", s), extra...)...)
 		if code != exitOK {
 			t.Fatalf("shard %s %v: %s", s, extra, errb)
 		}
@@ -484,7 +476,7 @@ func TestMergeRejectsForeignAndMalformedShards(t *testing.T) {
 	drawsCSV := shard("draws2.csv", "csv", "2/3", "--draws", "2")
 	// a JSON shard without rows still names its sweep
 	args := append([]string{"sweep"}, sweepSmallShape...)
-	code, out, _ := simrunCmd(append(args, "--n", "32", "--variant", "upstream", "--shard", "4/5", "--format", "json")...)
+	code, out, _ := simrun(append(args, "--n", "32", "--variant", "upstream", "--shard", "4/5", "--format", "json")...)
 	if code != exitOK {
 		t.Fatal("empty shard failed")
 	}
@@ -570,7 +562,7 @@ func TestMergeRejectsForeignAndMalformedShards(t *testing.T) {
 		{[]string{mutate("halfdigest.json", j0, line(3, func(l string) string { return digestJSON.ReplaceAllString(l, "}") })), j1, j2},
 			[]string{`halfdigest.json: row 1 (line 3): a "digest" field in some rows but not in others`}},
 	} {
-		code, out, errb := simrunCmd(append([]string{"merge"}, tc.files...)...)
+		code, out, errb := simrun(append([]string{"merge"}, tc.files...)...)
 		ok := code == exitBadUsed && out == ""
 		for _, w := range tc.want {
 			ok = ok && strings.Contains(errb, w)
@@ -581,7 +573,7 @@ func TestMergeRejectsForeignAndMalformedShards(t *testing.T) {
 	}
 	// the unmodified shards merge
 	for _, files := range [][]string{{c0, c1, c2}, {j2, j0, j1}} {
-		if code, _, errb := simrunCmd(append([]string{"merge"}, files...)...); code != exitOK {
+		if code, _, errb := simrun(append([]string{"merge"}, files...)...); code != exitOK {
 			t.Fatalf("merge %v: %s", files, errb)
 		}
 	}
@@ -595,16 +587,16 @@ func TestMergeErrorRowsAndFileRoutings(t *testing.T) {
 	args := append([]string{"sweep"}, sweepSmallShape...)
 	args = append(args, "--n", "32", "--variant", "upstream,halftile-dual", "--chip", "M1 Pro,M5", "--routing", "file:"+ids+",uniform")
 	for _, format := range []string{"csv", "json"} {
-		code, full, _ := simrunCmd(append(args, "--format", format)...)
+		code, full, _ := simrun(append(args, "--format", format)...)
 		if code != exitFailed || !strings.Contains(full, `dual_descriptor: applies to the tensor path only`) {
 			t.Fatalf("%s: exit %d, want error rows", format, code)
 		}
 		var shards []string
 		for i := range 3 {
-			_, out, _ := simrunCmd(append(args, "--format", format, "--shard", fmt.Sprintf("%d/3", i))...)
+			_, out, _ := simrun(append(args, "--format", format, "--shard", fmt.Sprintf("%d/3", i))...)
 			shards = append(shards, sweepWriteFile(t, dir, fmt.Sprintf("e%d.%s", i, format), out))
 		}
-		if code, merged, errb := simrunCmd(append([]string{"merge"}, shards...)...); code != exitFailed || merged != full || !strings.Contains(errb, "2 of 8 points failed") {
+		if code, merged, errb := simrun(append([]string{"merge"}, shards...)...); code != exitFailed || merged != full || !strings.Contains(errb, "2 of 8 points failed") {
 			t.Fatalf("%s: exit %d, %s; merged output equal to the unsharded run: %t", format, code, errb, merged == full)
 		}
 	}
@@ -617,13 +609,13 @@ func TestMergeOnlyEmptyShards(t *testing.T) {
 	dir := t.TempDir()
 	var files []string
 	for _, i := range []string{"50", "60"} { // the sweep has 40 points
-		code, out, errb := simrunCmd(sweepArgs("--n", "32,64", "--format", "csv", "--shard", i+"/90")...)
+		code, out, errb := simrun(sweepArgs("--n", "32,64", "--format", "csv", "--shard", i+"/90")...)
 		if code != exitOK {
 			t.Fatalf("shard %s: exit %d: %s", i, code, errb)
 		}
 		files = append(files, sweepWriteFile(t, dir, "empty"+i+".csv", out))
 	}
-	if code, out, errb := simrunCmd(append([]string{"merge"}, files...)...); code != exitBadUsed || out != "" || !strings.Contains(errb, "holds a point") {
+	if code, out, errb := simrun(append([]string{"merge"}, files...)...); code != exitBadUsed || out != "" || !strings.Contains(errb, "holds a point") {
 		t.Errorf("merge of empty CSV shards: exit %d, stdout %q, stderr %q", code, out, errb)
 	}
 }
@@ -635,7 +627,7 @@ func TestMergeOnlyEmptyShards(t *testing.T) {
 func TestSweepEveryKernel(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"sweep", "--op", "mul_mat", "--m", "64", "--k", "256", "--n", "1,4,16", "--variant", "upstream,tile64x8", "--draws", "1"}
-	code, full, errb := simrunCmd(args...)
+	code, full, errb := simrun(args...)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
@@ -655,17 +647,17 @@ func TestSweepEveryKernel(t *testing.T) {
 	}
 	var shards []string
 	for _, s := range []string{"0/2", "1/2"} {
-		code, out, errb := simrunCmd(append(args, "--shard", s)...)
+		code, out, errb := simrun(append(args, "--shard", s)...)
 		if code != exitOK {
 			t.Fatalf("shard %s: %s", s, errb)
 		}
 		shards = append(shards, sweepWriteFile(t, dir, strings.ReplaceAll(s, "/", "of")+".csv", out))
 	}
-	if code, merged, errb := simrunCmd(append([]string{"merge"}, shards...)...); code != exitOK || merged != full {
+	if code, merged, errb := simrun(append([]string{"merge"}, shards...)...); code != exitOK || merged != full {
 		t.Fatalf("merge: exit %d %s; equal to the unsharded run: %t", code, errb, merged == full)
 	}
 	bad := sweepWriteFile(t, dir, "bad.csv", strings.Replace(readFile(t, shards[0]), ",mul_mat,1,1,mul_mv,", ",mul_mat,1,1,mul_mm_id,", 1))
-	if code, _, errb := simrunCmd("merge", bad, shards[1]); code != exitBadUsed || !strings.Contains(errb, `column kernel "mul_mm_id": not a kernel of op mul_mat`) {
+	if code, _, errb := simrun("merge", bad, shards[1]); code != exitBadUsed || !strings.Contains(errb, `column kernel "mul_mm_id": not a kernel of op mul_mat`) {
 		t.Errorf("merge of a row with a mul_mat_id kernel: exit %d, %s", code, errb)
 	}
 }

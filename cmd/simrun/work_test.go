@@ -32,7 +32,7 @@ func TestWorkBound(t *testing.T) {
 		{[]string{"trace", "--window", "0:1e8", "--sample", "1000", "--n", "100000", "--out", "-"}, []string{past}},
 	} {
 		start := time.Now()
-		code, out, errb := simrunCmd(tc.args...)
+		code, out, errb := simrun(tc.args...)
 		ok := code == exitBadUsed && out == ""
 		for _, w := range tc.want {
 			ok = ok && strings.Contains(errb, w)
