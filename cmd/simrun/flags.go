@@ -80,6 +80,16 @@ func (f *shapeFlags) shape() (study.Shape, error) {
 		DenseBatch: f.bs, DenseBroadcast: f.nr}, nil
 }
 
+// kernelShape returns the shape and the --kernel given (shape, forced).
+func (f *shapeFlags) kernelShape() (study.Shape, tile.MetalKernel, error) {
+	sh, err := f.shape()
+	if err != nil {
+		return study.Shape{}, tile.KernelAuto, err
+	}
+	forced, err := f.forced()
+	return sh, forced, err
+}
+
 // forced returns the --kernel given (tile.KernelAuto: llama.cpp's choice).
 func (f *shapeFlags) forced() (tile.MetalKernel, error) {
 	_, kern, err := study.ParseKernelChoice("--op", f.op, "--kernel", f.kernel)
@@ -124,6 +134,29 @@ func (f *problemFlags) point(kf *kernelFlags, chip *chips.Chip, opt sim.Options)
 		return nil, err
 	}
 	return kf.point(chip, w, forced, opt)
+}
+
+// dispatchFlags are the flags of the commands that time one dispatch
+// (simulate, trace): the matmul, the kernel variant and path, and the chip.
+type dispatchFlags struct {
+	problem problemFlags
+	kernel  kernelFlags
+	chip    chipFlags
+}
+
+func (f *dispatchFlags) register(fs *flag.FlagSet) {
+	f.problem.register(fs)
+	f.kernel.register(fs, "")
+	f.chip.register(fs, "M1 Pro 16-core GPU")
+}
+
+// point returns the flags' matmul on their chip with the timing options opt.
+func (f *dispatchFlags) point(opt sim.Options) (*study.Point, error) {
+	chip, err := f.chip.chip()
+	if err != nil {
+		return nil, err
+	}
+	return f.problem.point(&f.kernel, chip, opt)
 }
 
 // kernelFlags choose the kernel variant and path.

@@ -60,11 +60,7 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "model", err)
 	}
 	shape.typeA, shape.typeB = *typeA, *typeB
-	sh, err := shape.shape()
-	if err != nil {
-		return fail(stderr, "model", err)
-	}
-	forced, err := shape.forced()
+	sh, forced, err := shape.kernelShape()
 	if err != nil {
 		return fail(stderr, "model", err)
 	}

@@ -44,11 +44,7 @@ func runOccupancy(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "occupancy", err)
 	}
 	sf.typeA, sf.typeB = *typeA, *typeB
-	sh, err := sf.shape()
-	if err != nil {
-		return fail(stderr, "occupancy", err)
-	}
-	forced, err := sf.forced()
+	sh, forced, err := sf.kernelShape()
 	if err != nil {
 		return fail(stderr, "occupancy", err)
 	}

@@ -14,13 +14,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 		"run as the kernel llama.cpp dispatches for it (map0 + mul_mm_id or mul_mv_id; mul_mm, mul_mv or\n"+
 		"mul_mv_ext) or as --kernel; with occupancy, utilisation, the limiter and the counters. --format csv\n"+
 		"and json print the point as one row of simrun sweep's columns (docs/sweep.md).", stderr)
-	var pf problemFlags
-	var kf kernelFlags
-	var cf chipFlags
+	var df dispatchFlags
 	var sf simFlags
-	pf.register(fs)
-	kf.register(fs, "")
-	cf.register(fs, "M1 Pro 16-core GPU")
+	df.register(fs)
 	sf.register(fs)
 	format := fs.String("format", "text", "output: text, csv or json")
 	if code, ok := parseFlagsOnly(fs, args, "simulate", stderr); !ok {
@@ -29,15 +25,11 @@ func runSimulate(args []string, stdout, stderr io.Writer) int {
 	if err := checkChoice("--format", *format, "text", "csv", "json"); err != nil {
 		return fail(stderr, "simulate", err)
 	}
-	chip, err := cf.chip()
-	if err != nil {
-		return fail(stderr, "simulate", err)
-	}
 	opt, err := sf.options()
 	if err != nil {
 		return fail(stderr, "simulate", err)
 	}
-	pt, err := pf.point(&kf, chip, opt)
+	pt, err := df.point(opt)
 	if err != nil {
 		return fail(stderr, "simulate", err)
 	}

@@ -62,11 +62,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFlagsOnly(fs, args, "sweep", stderr); !ok {
 		return code
 	}
-	sh, err := shape.shape()
-	if err != nil {
-		return fail(stderr, "sweep", err)
-	}
-	forced, err := shape.forced()
+	sh, forced, err := shape.kernelShape()
 	if err != nil {
 		return fail(stderr, "sweep", err)
 	}

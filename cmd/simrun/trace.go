@@ -37,12 +37,8 @@ const maxTraceEvents = 10 * trace.DefaultMaxEvents
 
 func runTrace(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("trace", traceSummary, stderr)
-	var pf problemFlags
-	var kf kernelFlags
-	var cf chipFlags
-	pf.register(fs)
-	kf.register(fs, "")
-	cf.register(fs, "M1 Pro 16-core GPU")
+	var df dispatchFlags
+	df.register(fs)
 	seed := fs.Uint64("seed", 1, "seed of the routing draw")
 	out := fs.String("out", "trace.json", "output file (- for standard output, the summary then goes to standard error); not written when only --png/--svg are given")
 	window := fs.String("window", fmt.Sprintf("0:%d", trace.DefaultWindowUs), "time window START:END in µs from the dispatch start")
@@ -60,14 +56,11 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	set := flagsGiven(fs)
-	chip, err := cf.chip()
+	pt, err := df.point(sim.Options{})
 	if err != nil {
 		return fail(stderr, "trace", err)
 	}
-	pt, err := pf.point(&kf, chip, sim.Options{})
-	if err != nil {
-		return fail(stderr, "trace", err)
-	}
+	chip := pt.Chip
 	w, forced := pt.Workload, pt.Kernel
 	kern, k, err := pt.Kernels()
 	if err != nil {
