@@ -34,10 +34,7 @@ func TestAccuracyByKernel(t *testing.T) {
 // llama.cpp runs with mul_mm_id; a mul_mv_id row and its pair are left out.
 func TestGoalsOnMulMMIDRows(t *testing.T) {
 	row := timedRow(t, "M1 Pro 16-core GPU")
-	m5, err := chips.Lookup("M5 10-core GPU")
-	if err != nil {
-		t.Fatal(err)
-	}
+	m5 := chips.MustLookup("M5 10-core GPU")
 	unmodelled := row(KernelMulMMID, 0)
 	unmodelled.Chip, unmodelled.Path, unmodelled.Modelled = m5, tile.Tensor, false
 	rep := &Report{
@@ -62,10 +59,7 @@ func TestGoalsOnMulMMIDRows(t *testing.T) {
 // chip: a kernel and an error (measured 100 µs).
 func timedRow(t *testing.T, chip string) func(kernel string, errPct float64) RowResult {
 	t.Helper()
-	c, err := chips.Lookup(chip)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := chips.MustLookup(chip)
 	return func(kernel string, errPct float64) RowResult {
 		var r RowResult
 		r.Chip, r.Kernel, r.Modelled, r.Row.HasTime, r.ErrorPct = c, kernel, true, true, errPct

@@ -44,10 +44,7 @@ func TestFitRefusalIsDeterministic(t *testing.T) {
 // embedded chip's alias (a chip file named "M5") is found by that name; an
 // alias finds the embedded chip otherwise.
 func TestParseFitParamExactNameFirst(t *testing.T) {
-	m5, err := chips.Lookup("M5 10-core GPU")
-	if err != nil {
-		t.Fatal(err)
-	}
+	m5 := chips.MustLookup("M5 10-core GPU")
 	custom := m5.Clone()
 	custom.Name = "M5"
 	if p, err := ParseFitParam("barrier_clk@M5", []*chips.Chip{custom}); err != nil || p.Chip != "M5" {
@@ -59,10 +56,7 @@ func TestParseFitParamExactNameFirst(t *testing.T) {
 }
 
 func TestParseFitParamErrors(t *testing.T) {
-	chip, err := chips.Lookup("M1 Pro 16-core GPU")
-	if err != nil {
-		t.Fatal(err)
-	}
+	chip := chips.MustLookup("M1 Pro 16-core GPU")
 	chipList := []*chips.Chip{chip}
 	for _, tc := range []struct{ spec, want string }{
 		{"barrier_clk", "want NAME@CHIP"},

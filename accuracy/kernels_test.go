@@ -162,10 +162,7 @@ func mustParams(t *testing.T, vars string) hw.Params {
 
 func m1pro(t *testing.T) *chips.Chip {
 	t.Helper()
-	c, err := chips.Lookup("M1 Pro 16-core GPU")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := chips.MustLookup("M1 Pro 16-core GPU")
 	return c
 }
 

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/metalsim/metalsim/chips"
 	"strings"
 	"testing"
+
+	"github.com/metalsim/metalsim/chips"
 
 	"github.com/metalsim/metalsim/models"
 	"github.com/metalsim/metalsim/sim"
@@ -15,10 +16,7 @@ import (
 
 func newBench(t testing.TB, chipName, preset, ftype string) *Bench {
 	t.Helper()
-	chip, err := chips.Lookup(chipName)
-	if err != nil {
-		t.Fatal(err)
-	}
+	chip := chips.MustLookup(chipName)
 	m, err := FromPreset(preset, ftype)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package chips_test
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,7 +14,7 @@ import (
 // TestOccupancyMesaTable: the register rule reproduces Mesa's G13 table
 // (apple-gpu.md 2.2) with the M1 Pro's 208 KiB and 64-thread granule.
 func TestOccupancyMesaTable(t *testing.T) {
-	chip := mustChip(t, "M1 Pro 16-core GPU")
+	chip := chips.MustLookup("M1 Pro 16-core GPU")
 	for _, tc := range []struct{ regs, threads int }{
 		{52, 1024}, {56, 896}, {64, 832}, {68, 768}, {72, 704}, {80, 640}, {92, 576}, {104, 512}, {116, 448}, {128, 384},
 	} {
@@ -65,7 +66,7 @@ func TestChipsLoadAndResolve(t *testing.T) {
 			}
 		}
 		if c.CalibrationFrom != "" {
-			from := mustChip(t, c.CalibrationFrom)
+			from := chips.MustLookup(c.CalibrationFrom)
 			for _, name := range []string{"barrier_clk", "sg_launch_clk"} {
 				a, errA := c.Param(name)
 				b, errB := from.Param(name)
@@ -85,19 +86,25 @@ func TestChipsLoadAndResolve(t *testing.T) {
 			}
 		}
 	}
-	if c := mustChip(t, "Apple M1 Pro"); c.Name != "M1 Pro 16-core GPU" {
+	if c := chips.MustLookup("Apple M1 Pro"); c.Name != "M1 Pro 16-core GPU" {
 		t.Errorf("Apple M1 Pro -> %s", c.Name)
 	}
 	if _, err := chips.Lookup("Apple M9"); err == nil || !strings.Contains(err.Error(), "unknown chip") {
 		t.Errorf("unknown chip: %v", err)
 	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "unknown chip") {
+			t.Errorf("MustLookup of an unknown chip: recovered %v, want its Lookup error", r)
+		}
+	}()
+	chips.MustLookup("Apple M9")
 }
 
 // TestChipsAreCopies checks that the embedded chips, parsed once, reach
 // callers as copies: a caller that changes one (fit, a what-if sweep) changes
 // nothing another lookup sees.
 func TestChipsAreCopies(t *testing.T) {
-	a := mustChip(t, "M1 Pro 16-core GPU")
+	a := chips.MustLookup("M1 Pro 16-core GPU")
 	want := a.BarrierClk.Value
 	a.BarrierClk.Value++
 	a.Aliases[0] = "changed"
@@ -106,7 +113,7 @@ func TestChipsAreCopies(t *testing.T) {
 		a.Calibration.Params[0].Value++
 	}
 	for _, get := range []func() *chips.Chip{
-		func() *chips.Chip { return mustChip(t, "M1 Pro 16-core GPU") },
+		func() *chips.Chip { return chips.MustLookup("M1 Pro 16-core GPU") },
 		func() *chips.Chip {
 			chipList, err := chips.All()
 			if err != nil {
@@ -251,7 +258,7 @@ func TestChipBins(t *testing.T) {
 		{"M2 Pro 16-core GPU", "M2 Pro 19-core GPU", 16, 0},
 		{"M1 7-core GPU", "M1 8-core GPU", 7, 0},
 	} {
-		b, of := mustChip(t, tc.bin), mustChip(t, tc.of)
+		b, of := chips.MustLookup(tc.bin), chips.MustLookup(tc.of)
 		if b.Cores.Value != tc.cores || len(b.Bins) != 0 {
 			t.Errorf("%s: %g cores, %d bins", tc.bin, b.Cores.Value, len(b.Bins))
 		}
@@ -291,7 +298,7 @@ func TestChipRates(t *testing.T) {
 		chip             string
 		fp32, fp16, tens float64
 	}{{"M1 Pro 16-core GPU", 128, 128, 0}, {"M5 10-core GPU", 128, 256, 1024}, {"M4 Max 40-core GPU", 128, 128, 0}} {
-		c := mustChip(t, tc.chip)
+		c := chips.MustLookup(tc.chip)
 		l32, l16 := c.Lanes()
 		if l32 != tc.fp32 || l16 != tc.fp16 || c.TensorFlopsPerClock() != tc.tens {
 			t.Errorf("%s: lanes %g/%g, tensor %g flop/clk; want %g/%g, %g", tc.chip, l32, l16, c.TensorFlopsPerClock(), tc.fp32, tc.fp16, tc.tens)
@@ -303,7 +310,7 @@ func TestChipRates(t *testing.T) {
 // slots in whole simdgroups, so one of 33 threads takes 64 and residency
 // never passes the core's simdgroups.
 func TestOccupancyWholeSimdgroups(t *testing.T) {
-	chip := mustChip(t, "M1 Pro 16-core GPU")
+	chip := chips.MustLookup("M1 Pro 16-core GPU")
 	o, err := chips.OccupancyFor(chip, 33, 8, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -311,15 +318,6 @@ func TestOccupancyWholeSimdgroups(t *testing.T) {
 	if max := int(chip.MaxThreadsPerCore.Value) / 32; o.SGsPerCore > max || o.TGsPerCore != 48 {
 		t.Errorf("33 threads at 8 registers: %d threadgroups, %d simdgroups; want 48 and at most %d", o.TGsPerCore, o.SGsPerCore, max)
 	}
-}
-
-func mustChip(t testing.TB, name string) *chips.Chip {
-	t.Helper()
-	c, err := chips.Lookup(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 // TestStreamingRuleT: every M1-M4 Pro, Max and Ultra chip without a
@@ -342,7 +340,7 @@ func TestStreamingRuleT(t *testing.T) {
 		{"M4 Pro 20-core GPU", 273}, {"M4 Pro 16-core GPU", 273}, {"M4 Max 40-core GPU", 546},
 		{"M4 Max 32-core GPU", 410},
 	} {
-		c := mustChip(t, tc.chip)
+		c := chips.MustLookup(tc.chip)
 		link := 1.0
 		if strings.Contains(tc.chip, "Ultra") {
 			link = ultraLink

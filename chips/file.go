@@ -111,6 +111,17 @@ func (c *Chip) inherit(chips []*Chip) error {
 	return nil
 }
 
+// MustLookup is Lookup for a name fixed in the program (tests, examples): it
+// panics when no embedded chip has that name, as regexp.MustCompile does for
+// a bad pattern. Names that come from a user go through Lookup.
+func MustLookup(name string) *Chip {
+	c, err := Lookup(name)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
 // Lookup finds an embedded chip by name or alias (case-insensitive; a
 // leading "Apple " is ignored).
 func Lookup(name string) (*Chip, error) {

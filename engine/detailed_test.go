@@ -32,10 +32,7 @@ func TestDetailedRunAheadIsExact(t *testing.T) {
 		{"M1 Pro 16-core GPU", tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}},
 		{"M5 10-core GPU", tile.Kernel{Variant: tile.Upstream(), Path: tile.Tensor}},
 	} {
-		chip, err := chips.Lookup(tc.chip)
-		if err != nil {
-			t.Fatal(err)
-		}
+		chip := chips.MustLookup(tc.chip)
 		p := tile.Problem{Experts: 16, Used: 4, M: 256, K: 512, Tokens: 96, TypeA: dequant.IQ2_XS}
 		b, err := tile.NewBuilder(p, tc.k)
 		if err != nil {

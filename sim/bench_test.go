@@ -23,7 +23,7 @@ func perfSuite(b *testing.B) (cases []func(*sim.Simulator) *sim.Result) {
 		{Experts: 32, Used: 4, M: 1792, K: 2048, TypeA: dequant.Q4_0},
 	}
 	for _, chipName := range []string{"M1 Pro 16-core GPU", "M5 10-core GPU"} {
-		chip := mustChip(b, chipName)
+		chip := chips.MustLookup(chipName)
 		path := tile.Simdgroup
 		if chip.TensorPath {
 			path = tile.Tensor
@@ -103,7 +103,7 @@ func BenchmarkPerfSuiteParallel(b *testing.B) {
 // BenchmarkDetailedEngine runs every instruction of a mid-size dispatch and
 // reports the instruction rate of the core model.
 func BenchmarkDetailedEngine(b *testing.B) {
-	chip := mustChip(b, "M1 Pro 16-core GPU")
+	chip := chips.MustLookup("M1 Pro 16-core GPU")
 	p := tile.Problem{Experts: 32, Used: 4, M: 512, K: 1024, Tokens: 256, TypeA: dequant.Q4_0}
 	k := tile.Kernel{Variant: tile.Upstream(), Path: tile.Simdgroup}
 	var instr int64
@@ -120,7 +120,7 @@ func BenchmarkDetailedEngine(b *testing.B) {
 // BenchmarkMillionTokens times the timing mode on n = 1,000,000 tokens and
 // reports the peak heap, which must stay bounded by resident tiles, not tokens.
 func BenchmarkMillionTokens(b *testing.B) {
-	chip := mustChip(b, "M1 Pro 16-core GPU")
+	chip := chips.MustLookup("M1 Pro 16-core GPU")
 	p := tile.Problem{Experts: 128, Used: 8, M: 768, K: 2048, Tokens: 1_000_000, TypeA: dequant.Q4_0}
 	k := tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}
 	for i := 0; i < b.N; i++ {
@@ -143,7 +143,7 @@ func BenchmarkMillionTokens(b *testing.B) {
 // chunks, and reports the peak heap (sampled every millisecond), which must
 // stay under 100 MB (docs/performance.md, "Bounded work").
 func BenchmarkLargestAccepted(b *testing.B) {
-	chip := mustChip(b, "M1 Pro 16-core GPU")
+	chip := chips.MustLookup("M1 Pro 16-core GPU")
 	k := tile.Kernel{Variant: tile.Upstream()}
 	for _, p := range []tile.Problem{
 		{Experts: 128, Used: 8, M: 768, K: 2048, Tokens: 1_586_272, TypeA: dequant.Q4_0},
@@ -262,7 +262,7 @@ func kernelRowSets(b *testing.B) map[tile.MetalKernel][]kernelRow {
 		sets[want] = append(sets[want], r)
 	}
 	for _, name := range []string{"M1 Pro 16-core GPU", "M5 10-core GPU"} {
-		c := mustChip(b, name)
+		c := chips.MustLookup(name)
 		for _, shape := range moe {
 			for _, n := range []int{32, 64, 128, 256, 512} {
 				for _, v := range []tile.Variant{tile.Upstream(), tile.HalfTile()} {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/isa"
 	"github.com/metalsim/metalsim/sim"
@@ -15,7 +16,7 @@ import (
 // exactly like the same ops written out one chunk after another (a single
 // prologue), on every chunk count and tail.
 func TestMap0LoopTimesLikeUnrolled(t *testing.T) {
-	chip := mustChip(t, "M1 Pro 16-core GPU")
+	chip := chips.MustLookup("M1 Pro 16-core GPU")
 	for _, n := range []int{5, 128, 129, 512, 1000} {
 		p := tile.Problem{Experts: 128, Used: 8, M: 64, K: 256, Tokens: n, TypeA: dequant.Q4_0}
 		loop, err := tile.Map0Program(p)

@@ -13,10 +13,7 @@ import (
 // chips with different thread and threadgroup-memory limits.
 func TestCheckMap0MatchesTheEngine(t *testing.T) {
 	for _, name := range []string{"M1 Pro 16-core GPU", "M5 10-core GPU", "A19 5-core GPU"} {
-		chip, err := chips.Lookup(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		chip := chips.MustLookup(name)
 		s := NewSimulator()
 		for _, eu := range [][2]int{{1024, 16}, {1024, 17}, {992, 16}, {1025, 1}, {512, 32}, {512, 33}, {128, 8}} {
 			p := tile.Problem{Experts: eu[0], Used: eu[1], M: 64, K: 64, Tokens: 32, TypeA: dequant.Q4_0}

@@ -14,10 +14,7 @@ import (
 
 func chip(t *testing.T, name string) *chips.Chip {
 	t.Helper()
-	c, err := chips.Lookup(name)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := chips.MustLookup(name)
 	return c
 }
 

@@ -16,10 +16,7 @@ import (
 func TestSLCResidentWeights(t *testing.T) {
 	p := tile.Problem{Experts: 8, Used: 2, M: 128, K: 256, Tokens: 64, TypeA: dequant.Q4_0}
 	weights := float64(p.Experts*p.M) * 144 // q4_0: 18 bytes per 32 weights, 8 blocks per row
-	chip, err := chips.Lookup("M1 Pro 16-core GPU")
-	if err != nil {
-		t.Fatal(err)
-	}
+	chip := chips.MustLookup("M1 Pro 16-core GPU")
 	if chip.SLCResidentBytes.Value < weights {
 		t.Fatalf("the test needs %v bytes of residency, the chip has %v", weights, chip.SLCResidentBytes.Value)
 	}

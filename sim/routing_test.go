@@ -12,10 +12,7 @@ import (
 // Skewed routing concentrates tokens on few experts: more token tiles, so a
 // Zipf run is slower than a uniform one on the same problem.
 func TestRunWithZipfRouting(t *testing.T) {
-	chip, err := chips.Lookup("M1 Pro 16-core GPU")
-	if err != nil {
-		t.Fatal(err)
-	}
+	chip := chips.MustLookup("M1 Pro 16-core GPU")
 	p := tile.Problem{Experts: 32, Used: 4, M: 256, K: 256, Tokens: 256, TypeA: dequant.Q4_0}
 	k := tile.Kernel{Variant: tile.Upstream(), Path: tile.Simdgroup}
 	s := NewSimulator()

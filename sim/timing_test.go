@@ -17,21 +17,12 @@ import (
 	"github.com/metalsim/metalsim/tile"
 )
 
-func mustChip(t testing.TB, name string) *chips.Chip {
-	t.Helper()
-	c, err := chips.Lookup(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 var smallProblem = tile.Problem{Experts: 32, Used: 4, M: 256, K: 512, Tokens: 128, TypeA: dequant.Q4_0}
 
 // TestSimulateDeterministic: the same inputs give the same bits, whatever the
 // number of OS threads and whether the simulator's caches were warm.
 func TestSimulateDeterministic(t *testing.T) {
-	chip := mustChip(t, "M1 Pro 16-core GPU")
+	chip := chips.MustLookup("M1 Pro 16-core GPU")
 	k := tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}
 	prev := runtime.GOMAXPROCS(1)
 	a, err := sim.Simulate(smallProblem, k, chip, sim.Options{})
@@ -83,7 +74,7 @@ func TestConcurrentRunsShareMixes(t *testing.T) {
 		{"M5 10-core GPU", tile.Kernel{Variant: tile.Upstream(), Path: tile.Tensor}},
 	} {
 		t.Run(tc.k.String(), func(t *testing.T) {
-			chip := mustChip(t, tc.chip)
+			chip := chips.MustLookup(tc.chip)
 			ns := []int{40, 64, 96, 128}
 			run := func(s *sim.Simulator, n int) (string, error) {
 				p := smallProblem
@@ -139,7 +130,7 @@ func TestConcurrentRunsShareMixes(t *testing.T) {
 // m = 512 run moved 9 % after an m = 4096 one, and validate's rows, which
 // run concurrently, depended on scheduling.)
 func TestOtherShapesDoNotLeak(t *testing.T) {
-	m5 := mustChip(t, "M5 10-core GPU")
+	m5 := chips.MustLookup("M5 10-core GPU")
 	mm := func(m int) func(*sim.Simulator) (*sim.Result, error) {
 		p := tile.Problem{Experts: 128, Used: 8, M: m, K: 1024, Tokens: 256, TypeA: dequant.Q4_0}
 		return func(s *sim.Simulator) (*sim.Result, error) {
@@ -183,7 +174,7 @@ func TestOtherShapesDoNotLeak(t *testing.T) {
 // predicts the same bits, for the mat-vec kernels (one program per k whatever
 // m) and mul_mm_id.
 func TestOtherMSharesMixes(t *testing.T) {
-	m1 := mustChip(t, "M1 Pro 16-core GPU")
+	m1 := chips.MustLookup("M1 Pro 16-core GPU")
 	dense := func(m int) func(*sim.Simulator) (*sim.Result, error) {
 		p := tile.DenseProblem{M: m, N: 1, K: 1024, TypeA: dequant.Q4_0}
 		return func(s *sim.Simulator) (*sim.Result, error) {
@@ -233,7 +224,7 @@ func TestOtherMSharesMixes(t *testing.T) {
 // fresh Simulator and predicts the same bits, also when the two run
 // concurrently (racing to measure the mixes they share).
 func TestVariantsShareMixes(t *testing.T) {
-	chip := mustChip(t, "M1 Pro 16-core GPU")
+	chip := chips.MustLookup("M1 Pro 16-core GPU")
 	p := smallProblem
 	p.Tokens = 512 // mostly full tiles
 	up := tile.Kernel{Variant: tile.Upstream(), Path: tile.Simdgroup}
@@ -301,7 +292,7 @@ func TestFastAgreesWithDetailed(t *testing.T) {
 		chip string
 		path tile.Path
 	}{{"M1 Pro 16-core GPU", tile.Simdgroup}, {"M5 10-core GPU", tile.Tensor}} {
-		chip := mustChip(t, tc.chip)
+		chip := chips.MustLookup(tc.chip)
 		// several waves of threadgroups per core, as in real dispatches
 		p := tile.Problem{Experts: 64, Used: 8, M: 512, K: 1024, Tokens: 256, TypeA: dequant.Q4_0}
 		for _, v := range []tile.Variant{tile.Upstream(), tile.HalfTile()} {
@@ -363,7 +354,7 @@ func checkSameTraffic(t *testing.T, name string, fast, det *sim.Result) {
 // matrix work of small tiles and the prediction follows; skipped half-tiles and
 // idle simdgroups are counted.
 func TestHalfTileShowsOnSimdgroupPath(t *testing.T) {
-	chip := mustChip(t, "M1 Pro 16-core GPU")
+	chip := chips.MustLookup("M1 Pro 16-core GPU")
 	p := smallProblem
 	p.Tokens = 32
 	up, err := sim.Simulate(p, tile.Kernel{Variant: tile.Upstream(), Path: tile.Simdgroup}, chip, sim.Options{})
@@ -394,7 +385,7 @@ func TestWhatIfChipLimits(t *testing.T) {
 	v.Name = "tile128x128"
 	v.NR0, v.NR1 = 128, 128
 	k := tile.Kernel{Variant: v, Path: tile.Simdgroup}
-	chip := mustChip(t, "M1 Pro 16-core GPU")
+	chip := chips.MustLookup("M1 Pro 16-core GPU")
 	_, err := sim.Simulate(smallProblem, k, chip, sim.Options{})
 	if err == nil || !strings.Contains(err.Error(), "threadgroup memory = 65536 bytes") || !strings.Contains(err.Error(), "tg_memory_per_tg_bytes") {
 		t.Fatalf("64 KiB tile on the M1 Pro: %v, want an error naming tg_memory_per_tg_bytes", err)
@@ -431,7 +422,7 @@ func TestWhatIfChipLimits(t *testing.T) {
 // threadgroup of every draw (and map0's one) on both engines, and the result
 // is the same as without it.
 func TestProgressCountsEveryThreadgroup(t *testing.T) {
-	chip := mustChip(t, "M1 Pro 16-core GPU")
+	chip := chips.MustLookup("M1 Pro 16-core GPU")
 	k := tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}
 	p := smallProblem
 	p.Tokens = 5000 // 157 token tiles x 4 row tiles x 32 experts = 20096: a full progress step and a remainder per draw
@@ -470,7 +461,7 @@ func TestProgressCountsEveryThreadgroup(t *testing.T) {
 // its prologue copies the codebook into threadgroup memory) and on the dense
 // mul_mm kernel.
 func TestMatVecTrafficSameOnBothEngines(t *testing.T) {
-	chip := mustChip(t, "M1 Pro 16-core GPU")
+	chip := chips.MustLookup("M1 Pro 16-core GPU")
 	for _, typ := range []dequant.Type{dequant.Q4_0, dequant.IQ2_XXS} {
 		p := tile.Problem{Experts: 32, Used: 4, M: 512, K: 1024, Tokens: 8, TypeA: typ}
 		d := tile.DenseProblem{M: 512, K: 1024, N: 256, TypeA: typ}
@@ -498,7 +489,7 @@ func TestMatVecTrafficSameOnBothEngines(t *testing.T) {
 // and activations of this chip's resident threadgroups beyond L1). It counted
 // 4 bytes per copy instruction, map0's rule, before.
 func TestCodebookCopyBytes(t *testing.T) {
-	chip := mustChip(t, "M1 Pro 16-core GPU")
+	chip := chips.MustLookup("M1 Pro 16-core GPU")
 	p := tile.Problem{Experts: 1, Used: 1, M: 64, K: 256, Tokens: 1, TypeA: dequant.IQ2_XXS}
 	r, err := sim.NewSimulator().RunMulMVID(p, chip, sim.Options{Draws: 1})
 	if err != nil {
@@ -516,7 +507,7 @@ func TestCodebookCopyBytes(t *testing.T) {
 func TestChipsShareMixesByContent(t *testing.T) {
 	p := tile.Problem{Experts: 32, Used: 4, M: 256, K: 512, Tokens: 128, TypeA: dequant.Q4_0}
 	k := tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}
-	a, b := mustChip(t, "M1 Pro 14-core GPU"), mustChip(t, "M1 Pro 16-core GPU")
+	a, b := chips.MustLookup("M1 Pro 14-core GPU"), chips.MustLookup("M1 Pro 16-core GPU")
 	shared := sim.NewSimulator()
 	ra, err := shared.Run(p, k, a, sim.Options{})
 	if err != nil {
@@ -549,7 +540,7 @@ func TestChipsShareMixesByContent(t *testing.T) {
 // stopped the core's share of the DRAM during every launch and read these
 // grids 5-9 % slower than the detailed engine (0.88-0.94 of the bandwidth).
 func TestMatVecStreamsAtChipBandwidth(t *testing.T) {
-	chip := mustChip(t, "M2 Max 38-core GPU")
+	chip := chips.MustLookup("M2 Max 38-core GPU")
 	bpc := chip.DRAMBandwidthGBs.Value * 1e3 / chip.ClockMHz.Value // bytes per cycle
 	for _, typ := range []dequant.Type{dequant.F16, dequant.Q8_0} {
 		d := tile.DenseProblem{M: 4096, K: 4096, N: 1, TypeA: typ}

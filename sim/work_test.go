@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metalsim/metalsim/chips"
 	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/isa"
 	"github.com/metalsim/metalsim/sim"
@@ -18,7 +19,7 @@ import (
 // takes every active tile as full and bounds the active tiles without the
 // routing, which the calibration shapes fill to about 70 %).
 func TestEstimateBoundsTheRun(t *testing.T) {
-	chip := mustChip(t, "M1 Pro 16-core GPU")
+	chip := chips.MustLookup("M1 Pro 16-core GPU")
 	k := tile.Kernel{Variant: tile.HalfTile()}
 	for _, p := range []tile.Problem{
 		{Experts: 16, Used: 4, M: 256, K: 256, Tokens: 64, TypeA: dequant.Q4_0},
@@ -57,7 +58,7 @@ func TestEstimateBoundsTheRun(t *testing.T) {
 // 2^20 and n = 2^24) are past the default bound, and their estimates take
 // no time.
 func TestWorkBoundRefusesBeforeRunning(t *testing.T) {
-	chip := mustChip(t, "M1 Pro 16-core GPU")
+	chip := chips.MustLookup("M1 Pro 16-core GPU")
 	k := tile.Kernel{Variant: tile.Upstream()}
 	for _, tc := range []struct {
 		w   tile.Workload
@@ -87,7 +88,7 @@ func TestWorkBoundRefusesBeforeRunning(t *testing.T) {
 // reads no weights), so timing it for four million tokens allocates no more
 // than for four thousand.
 func TestMap0MemoryDoesNotGrowWithTokens(t *testing.T) {
-	chip := mustChip(t, "M1 Pro 16-core GPU")
+	chip := chips.MustLookup("M1 Pro 16-core GPU")
 	alloc := func(n int) uint64 {
 		p := tile.Problem{Experts: 1, Used: 1, M: 64, K: 64, Tokens: n, TypeA: dequant.Q4_0} // a chunk per token
 		prog, err := tile.Map0Program(p)

@@ -14,14 +14,8 @@ import (
 // the chip's default (simdgroup without a chip), and the variant is checked on
 // it.
 func TestVariantKernel(t *testing.T) {
-	m5, err := chips.Lookup("M5")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m1, err := chips.Lookup("M1 Pro")
-	if err != nil {
-		t.Fatal(err)
-	}
+	m5 := chips.MustLookup("M5")
+	m1 := chips.MustLookup("M1 Pro")
 	vas, err := LoadVariants("--variant", []string{"halftile", "halftile-dual"})
 	if err != nil {
 		t.Fatal(err)
@@ -84,10 +78,7 @@ func TestShapeAndLabels(t *testing.T) {
 			t.Errorf("%s: %v, want %q", tc.w, got, tc.want)
 		}
 	}
-	chip, err := chips.Lookup("M1 Pro")
-	if err != nil {
-		t.Fatal(err)
-	}
+	chip := chips.MustLookup("M1 Pro")
 	big := tile.Problem{Experts: 4096, Used: 8, M: 64, K: 256, Tokens: 32, TypeA: dequant.Q4_0}
 	for _, tc := range []struct {
 		l    Labels

@@ -63,10 +63,7 @@ func TestPointShape(t *testing.T) {
 // the half-tile's note says its knobs are left out) or the forced one; its
 // row carries the kernel and the detail columns.
 func TestPointRun(t *testing.T) {
-	chip, err := chips.Lookup("M1 Pro")
-	if err != nil {
-		t.Fatal(err)
-	}
+	chip := chips.MustLookup("M1 Pro")
 	w := tile.MoEWorkload(tile.Problem{Experts: 8, Used: 2, M: 64, K: 256, Tokens: 8, TypeA: dequant.IQ2_XS})
 	sm := sim.NewSimulator()
 	run := func(v tile.Variant, kern tile.MetalKernel) *Row {

@@ -10,10 +10,7 @@ import (
 
 func m1Pro(t testing.TB) *chips.Chip {
 	t.Helper()
-	c, err := chips.Lookup("M1 Pro 16-core GPU")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := chips.MustLookup("M1 Pro 16-core GPU")
 	return c
 }
 

@@ -19,10 +19,7 @@ import (
 // expert, so most tiles are half-tiles.
 func smallTrace(t *testing.T, v tile.Variant, opt trace.RecordOptions) (*trace.Timeline, []byte) {
 	t.Helper()
-	chip, err := chips.Lookup("M1 Pro 16-core GPU")
-	if err != nil {
-		t.Fatal(err)
-	}
+	chip := chips.MustLookup("M1 Pro 16-core GPU")
 	p := tile.Problem{Experts: 32, Used: 4, M: 256, K: 512, Tokens: 144, TypeA: dequant.Q4_0}
 	rec, err := trace.NewRecorder(opt)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 // TestObservedRunDoesNotChangeTiming: views are consumers. A full traced run
 // times exactly like the detailed engine without a recorder.
 func TestObservedRunDoesNotChangeTiming(t *testing.T) {
-	chip := mustChip(t, "M1 Pro 16-core GPU")
+	chip := chips.MustLookup("M1 Pro 16-core GPU")
 	p := tile.Problem{Experts: 16, Used: 4, M: 256, K: 512, Tokens: 64, TypeA: dequant.Q4_0}
 	k := tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}
 	s := sim.NewSimulator()
@@ -80,7 +80,7 @@ func TestObservedRunDoesNotChangeTiming(t *testing.T) {
 
 // TestTraceStopsAfterWindow: by default the run ends soon after the window.
 func TestTraceStopsAfterWindow(t *testing.T) {
-	chip := mustChip(t, "M5 10-core GPU")
+	chip := chips.MustLookup("M5 10-core GPU")
 	p := tile.Problem{Experts: 32, Used: 8, M: 512, K: 1024, Tokens: 256, TypeA: dequant.Q4_0}
 	rec, err := trace.NewRecorder(trace.RecordOptions{StartUs: 5, EndUs: 15})
 	if err != nil {
@@ -134,7 +134,7 @@ func TestTraceOptionErrors(t *testing.T) {
 			t.Errorf("%+v: error %v, want one containing %q", tc.opt, err, tc.want)
 		}
 	}
-	chip := mustChip(t, "M1 8-core GPU")
+	chip := chips.MustLookup("M1 8-core GPU")
 	rec, err := trace.NewRecorder(trace.RecordOptions{Cores: []int{8}})
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +150,7 @@ func TestTraceOptionErrors(t *testing.T) {
 // Full the run still goes to the dispatch's end, and its time is the untraced
 // one.
 func TestTraceCapCutsInFlight(t *testing.T) {
-	chip := mustChip(t, "M1 Pro 16-core GPU")
+	chip := chips.MustLookup("M1 Pro 16-core GPU")
 	k := tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}
 	for _, full := range []bool{false, true} {
 		rec, err := trace.NewRecorder(trace.RecordOptions{Cores: []int{0}, MaxEvents: 300, Full: full})
@@ -192,15 +192,6 @@ func TestTraceCapCutsInFlight(t *testing.T) {
 	}
 }
 
-func mustChip(t testing.TB, name string) *chips.Chip {
-	t.Helper()
-	c, err := chips.Lookup(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 var smallProblem = tile.Problem{Experts: 32, Used: 4, M: 256, K: 512, Tokens: 128, TypeA: dequant.Q4_0}
 
 // TestObservedWorkloadsTimeAsRun: every kernel's traced dispatch times
@@ -208,7 +199,7 @@ var smallProblem = tile.Problem{Experts: 32, Used: 4, M: 256, K: 512, Tokens: 12
 // the kernel and places every threadgroup of it (mul_mv_id's on its pair's
 // expert).
 func TestObservedWorkloadsTimeAsRun(t *testing.T) {
-	chip := mustChip(t, "M1 Pro 16-core GPU")
+	chip := chips.MustLookup("M1 Pro 16-core GPU")
 	moe := tile.Problem{Experts: 8, Used: 2, M: 64, K: 256, Tokens: 5, TypeA: dequant.Q4_0}
 	dense := func(n int) tile.DenseProblem { return tile.DenseProblem{M: 96, N: n, K: 256, TypeA: dequant.Q4_0} }
 	k := tile.Kernel{Variant: tile.Tile64x8(), Path: tile.Simdgroup}

@@ -117,10 +117,7 @@ func TestVariantFileFlag(t *testing.T) {
 	if err := fs.Parse([]string{"--variant", spec}); err != nil {
 		t.Fatal(err)
 	}
-	m5, err := chips.Lookup("M5 10-core GPU")
-	if err != nil {
-		t.Fatal(err)
-	}
+	m5 := chips.MustLookup("M5 10-core GPU")
 	k, err := kf.kernel(m5)
 	if err != nil || k.Name != "halftile-8sg" || k.Path != tile.Simdgroup || k.NSG != 8 {
 		t.Fatalf("kernel %v (%+v), %v", k, k.Variant, err)

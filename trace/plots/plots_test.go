@@ -156,10 +156,7 @@ func TestComparePicture(t *testing.T) {
 // TestMeasuredPoints: a measured row matches the point of its chip, path,
 // variant and problem, and only mul_mm_id rows do.
 func TestMeasuredPoints(t *testing.T) {
-	m1, err := chips.Lookup("M1 Pro 16-core GPU")
-	if err != nil {
-		t.Fatal(err)
-	}
+	m1 := chips.MustLookup("M1 Pro 16-core GPU")
 	up, _ := tile.LookupVariant("upstream")
 	ht, _ := tile.LookupVariant("halftile")
 	prob := tile.Problem{Experts: 128, Used: 8, M: 768, K: 2048, Tokens: 32}
@@ -182,10 +179,7 @@ func TestMeasuredPoints(t *testing.T) {
 // TestOccupancyPicture: the picture names its axes, every resource's bound
 // and the kernel's limiter, and marks the kernel's count.
 func TestOccupancyPicture(t *testing.T) {
-	m1, err := chips.Lookup("M1 Pro 16-core GPU")
-	if err != nil {
-		t.Fatal(err)
-	}
+	m1 := chips.MustLookup("M1 Pro 16-core GPU")
 	var b bytes.Buffer
 	if err := WriteOccupancy(&b, "svg", m1, "halftile/simdgroup", 128, 60, 8192, 16, 128); err != nil {
 		t.Fatal(err)
