@@ -91,33 +91,17 @@ func (e *DequantEntry) IsConversion() bool { return e.Variant == VariantConversi
 // ParseDequantManifest parses and validates the bytes of a dequant/manifest.json.
 // It does not look at the files; ReadDequantManifest does.
 func ParseDequantManifest(data []byte) (*DequantManifest, error) {
-	var m DequantManifest
-	if err := decodeJSON(data, &m); err != nil {
-		return nil, err
-	}
-	if err := m.validate(); err != nil {
-		return nil, err
-	}
-	return &m, nil
+	return parseDoc[DequantManifest](data)
 }
 
 // ReadDequantManifest reads dir/manifest.json (dir is the dequant/ folder),
 // validates it and checks that every file of its files[] list exists in dir with
 // the stated size. Errors start with the manifest's path.
 func ReadDequantManifest(dir string) (*DequantManifest, error) {
-	data, path, err := readManifest(dir, "manifest.json")
-	if err != nil {
-		return nil, err
-	}
-	m, err := ParseDequantManifest(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if err := checkFiles(dir, m.Files); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	m.Dir = dir
-	return m, nil
+	return readDoc(dir, "manifest.json", ParseDequantManifest, func(m *DequantManifest) error {
+		m.Dir = dir
+		return checkFiles(dir, m.Files)
+	})
 }
 
 func (m *DequantManifest) validate() error {
@@ -131,18 +115,8 @@ func (m *DequantManifest) validate() error {
 	if err != nil {
 		return err
 	}
-	names := map[string]bool{}
-	for i := range m.Entries {
-		e := &m.Entries[i]
-		if err := e.validate(files); err != nil {
-			return fmt.Errorf("entries[%d] %q: %w", i, e.Name, err)
-		}
-		if names[e.Name] {
-			return fmt.Errorf("entries[%d] %q: name: duplicate", i, e.Name)
-		}
-		names[e.Name] = true
-	}
-	return nil
+	return validateEach("entries", "name", m.Entries, map[string]bool{}, func(e *DequantEntry) string { return strconv.Quote(e.Name) },
+		func(e *DequantEntry) error { return e.validate(files) })
 }
 
 func (e *DequantEntry) validate(files map[string]Descriptor) error {

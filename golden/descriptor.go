@@ -209,6 +209,69 @@ func decodeJSON(data []byte, v any) error {
 	return nil
 }
 
+// parseDoc decodes data into a new T (decodeJSON) and validates it: the one
+// parser of the manifests and the table index.
+func parseDoc[T any, P interface {
+	*T
+	validate() error
+}](data []byte) (*T, error) {
+	var doc T
+	if err := decodeJSON(data, &doc); err != nil {
+		return nil, err
+	}
+	if err := P(&doc).validate(); err != nil {
+		return nil, err
+	}
+	return &doc, nil
+}
+
+// readDoc reads dir/name, parses it with parse and completes it with check
+// (its directory, its files' checks); errors start with the file's path.
+func readDoc[T any](dir, name string, parse func([]byte) (*T, error), check func(*T) error) (*T, error) {
+	data, path, err := readManifest(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := parse(data)
+	if err == nil {
+		err = check(doc)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return doc, nil
+}
+
+// validateEach validates every element of the JSON array list and rejects
+// one whose label repeats an earlier one's in seen (one map for the arrays
+// whose keys must differ across them; keyField names the key). Errors name
+// the element as list[i] and its label: a quoted name or type, or
+// "(n_tokens N)".
+func validateEach[T any](list, keyField string, xs []T, seen map[string]bool, label func(*T) string, validate func(*T) error) error {
+	for i := range xs {
+		x := &xs[i]
+		l := label(x)
+		if err := validate(x); err != nil {
+			return fmt.Errorf("%s[%d] %s: %w", list, i, l, err)
+		}
+		if seen[l] {
+			return fmt.Errorf("%s[%d] %s: %s: duplicate", list, i, l, keyField)
+		}
+		seen[l] = true
+	}
+	return nil
+}
+
+// named returns the first element of xs that match accepts, or nil.
+func named[T any](xs []T, match func(*T) bool) *T {
+	for i := range xs {
+		if match(&xs[i]) {
+			return &xs[i]
+		}
+	}
+	return nil
+}
+
 // readManifest reads dir/name, returning its bytes and the path for errors.
 func readManifest(dir, name string) ([]byte, string, error) {
 	path := filepath.Join(dir, name)

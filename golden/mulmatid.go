@@ -166,31 +166,26 @@ func CheckMulMatIDCase(dir string, c *MulMatIDCase) MulMatIDCheck {
 }
 
 func readF32(dir string, d Descriptor) ([]float32, error) {
-	raw, err := d.Read(dir)
-	if err != nil {
-		return nil, err
-	}
-	if len(raw)%4 != 0 {
-		return nil, fmt.Errorf("%s: %d bytes is not a whole number of float32", d.File, len(raw))
-	}
-	out := make([]float32, len(raw)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
-	}
-	return out, nil
+	return read32(dir, d, "float32", math.Float32frombits)
 }
 
 func readI32(dir string, d Descriptor) ([]int32, error) {
+	return read32(dir, d, "int32", func(u uint32) int32 { return int32(u) })
+}
+
+// read32 reads d's file as little-endian 32-bit words, each converted by
+// conv; elem names the element type in the error for a partial word.
+func read32[T any](dir string, d Descriptor, elem string, conv func(uint32) T) ([]T, error) {
 	raw, err := d.Read(dir)
 	if err != nil {
 		return nil, err
 	}
 	if len(raw)%4 != 0 {
-		return nil, fmt.Errorf("%s: %d bytes is not a whole number of int32", d.File, len(raw))
+		return nil, fmt.Errorf("%s: %d bytes is not a whole number of %s", d.File, len(raw), elem)
 	}
-	out := make([]int32, len(raw)/4)
+	out := make([]T, len(raw)/4)
 	for i := range out {
-		out[i] = int32(binary.LittleEndian.Uint32(raw[4*i:]))
+		out[i] = conv(binary.LittleEndian.Uint32(raw[4*i:]))
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package golden
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/metalsim/metalsim/dequant"
@@ -141,54 +142,28 @@ func (c *MulMatIDCase) MetalKernel() string {
 
 // Config returns the config named name, or nil.
 func (m *MulMatIDManifest) Config(name string) *MulMatIDConfig {
-	for i := range m.Configs {
-		if m.Configs[i].Name == name {
-			return &m.Configs[i]
-		}
-	}
-	return nil
+	return named(m.Configs, func(c *MulMatIDConfig) bool { return c.Name == name })
 }
 
 // Case returns the case named name, or nil.
 func (m *MulMatIDManifest) Case(name string) *MulMatIDCase {
-	for i := range m.Cases {
-		if m.Cases[i].Name == name {
-			return &m.Cases[i]
-		}
-	}
-	return nil
+	return named(m.Cases, func(c *MulMatIDCase) bool { return c.Name == name })
 }
 
 // ParseMulMatIDManifest parses and validates the bytes of a
 // mulmatid/manifest.json. It does not look at the files.
 func ParseMulMatIDManifest(data []byte) (*MulMatIDManifest, error) {
-	var m MulMatIDManifest
-	if err := decodeJSON(data, &m); err != nil {
-		return nil, err
-	}
-	if err := m.validate(); err != nil {
-		return nil, err
-	}
-	return &m, nil
+	return parseDoc[MulMatIDManifest](data)
 }
 
 // ReadMulMatIDManifest reads dir/manifest.json (dir is the mulmatid/ folder),
 // validates it and checks that every file of its files[] list exists in dir
 // with the stated size. Errors start with the manifest's path.
 func ReadMulMatIDManifest(dir string) (*MulMatIDManifest, error) {
-	data, path, err := readManifest(dir, "manifest.json")
-	if err != nil {
-		return nil, err
-	}
-	m, err := ParseMulMatIDManifest(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if err := checkFiles(dir, m.Files); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	m.Dir = dir
-	return m, nil
+	return readDoc(dir, "manifest.json", ParseMulMatIDManifest, func(m *MulMatIDManifest) error {
+		m.Dir = dir
+		return checkFiles(dir, m.Files)
+	})
 }
 
 // Size limits that keep every byte count far inside int64.
@@ -208,25 +183,12 @@ func (m *MulMatIDManifest) validate() error {
 	if len(m.Configs) == 0 {
 		return fmt.Errorf("configs: empty")
 	}
-	for i := range m.Configs {
-		c := &m.Configs[i]
-		if err := c.validate(files); err != nil {
-			return fmt.Errorf("configs[%d] %q: %w", i, c.Name, err)
-		}
-		if m.Config(c.Name) != c {
-			return fmt.Errorf("configs[%d] %q: name: duplicate", i, c.Name)
-		}
+	if err := validateEach("configs", "name", m.Configs, map[string]bool{}, func(c *MulMatIDConfig) string { return strconv.Quote(c.Name) },
+		func(c *MulMatIDConfig) error { return c.validate(files) }); err != nil {
+		return err
 	}
-	for i := range m.Cases {
-		c := &m.Cases[i]
-		if err := c.validate(m, files); err != nil {
-			return fmt.Errorf("cases[%d] %q: %w", i, c.Name, err)
-		}
-		if m.Case(c.Name) != c {
-			return fmt.Errorf("cases[%d] %q: name: duplicate", i, c.Name)
-		}
-	}
-	return nil
+	return validateEach("cases", "name", m.Cases, map[string]bool{}, func(c *MulMatIDCase) string { return strconv.Quote(c.Name) },
+		func(c *MulMatIDCase) error { return c.validate(m, files) })
 }
 
 func inRange(field string, v, lo, hi int) error {
@@ -277,43 +239,20 @@ func (c *MulMatIDConfig) validate(files map[string]Descriptor) error {
 	if len(c.Weights) == 0 {
 		return fmt.Errorf("weights: empty")
 	}
-	for i := range c.Weights {
-		w := &c.Weights[i]
-		if err := w.validate(c, files); err != nil {
-			return fmt.Errorf("weights[%d] %q: %w", i, w.Type, err)
-		}
-		if c.weights(w.Type) != w {
-			return fmt.Errorf("weights[%d] %q: type: duplicate", i, w.Type)
-		}
+	if err := validateEach("weights", "type", c.Weights, map[string]bool{}, func(w *MulMatIDWeights) string { return strconv.Quote(w.Type) },
+		func(w *MulMatIDWeights) error { return w.validate(c, files) }); err != nil {
+		return err
 	}
-	for i := range c.Routes {
-		r := &c.Routes[i]
-		if err := r.validate(c, files); err != nil {
-			return fmt.Errorf("routes[%d] (n_tokens %d): %w", i, r.NTokens, err)
-		}
-		if c.route(r.NTokens) != r {
-			return fmt.Errorf("routes[%d] (n_tokens %d): n_tokens: duplicate", i, r.NTokens)
-		}
-	}
-	return nil
+	return validateEach("routes", "n_tokens", c.Routes, map[string]bool{}, func(r *MulMatIDRoute) string { return fmt.Sprintf("(n_tokens %d)", r.NTokens) },
+		func(r *MulMatIDRoute) error { return r.validate(c, files) })
 }
 
 func (c *MulMatIDConfig) weights(typ string) *MulMatIDWeights {
-	for i := range c.Weights {
-		if c.Weights[i].Type == typ {
-			return &c.Weights[i]
-		}
-	}
-	return nil
+	return named(c.Weights, func(w *MulMatIDWeights) bool { return w.Type == typ })
 }
 
 func (c *MulMatIDConfig) route(n int) *MulMatIDRoute {
-	for i := range c.Routes {
-		if c.Routes[i].NTokens == n {
-			return &c.Routes[i]
-		}
-	}
-	return nil
+	return named(c.Routes, func(r *MulMatIDRoute) bool { return r.NTokens == n })
 }
 
 func (w *MulMatIDWeights) validate(c *MulMatIDConfig, files map[string]Descriptor) error {

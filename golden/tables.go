@@ -3,6 +3,7 @@ package golden
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/metalsim/metalsim/dequant"
@@ -117,46 +118,25 @@ func elementBytes(typ string) (n int, ok bool) {
 
 // Table returns the entry named name, or nil.
 func (x *TableIndex) Table(name string) *TableInfo {
-	for i := range x.Tables {
-		if x.Tables[i].Name == name {
-			return &x.Tables[i]
-		}
-	}
-	return nil
+	return named(x.Tables, func(t *TableInfo) bool { return t.Name == name })
 }
 
 // ParseTableIndex parses and validates the bytes of a tables/index.json.
-func ParseTableIndex(data []byte) (*TableIndex, error) {
-	var x TableIndex
-	if err := decodeJSON(data, &x); err != nil {
-		return nil, err
-	}
-	if err := x.validate(); err != nil {
-		return nil, err
-	}
-	return &x, nil
-}
+func ParseTableIndex(data []byte) (*TableIndex, error) { return parseDoc[TableIndex](data) }
 
 // ReadTableIndex reads and validates dir/index.json (dir is the tables/
 // folder). It checks that every listed table file exists; their digests and
 // contents are checked by VerifyTables.
 func ReadTableIndex(dir string) (*TableIndex, error) {
-	data, path, err := readManifest(dir, "index.json")
-	if err != nil {
-		return nil, err
-	}
-	x, err := ParseTableIndex(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	for i, t := range x.Tables {
-		d := Descriptor{File: t.File, Bytes: -1}
-		if err := d.checkExists(dir); err != nil {
-			return nil, fmt.Errorf("%s: tables[%d] %q: %w", path, i, t.Name, err)
+	return readDoc(dir, "index.json", ParseTableIndex, func(x *TableIndex) error {
+		x.Dir = dir
+		for i, t := range x.Tables {
+			if err := (Descriptor{File: t.File, Bytes: -1}).checkExists(dir); err != nil {
+				return fmt.Errorf("tables[%d] %q: %w", i, t.Name, err)
+			}
 		}
-	}
-	x.Dir = dir
-	return x, nil
+		return nil
+	})
 }
 
 func (x *TableIndex) validate() error {
@@ -166,36 +146,17 @@ func (x *TableIndex) validate() error {
 	if len(x.Tables) == 0 {
 		return fmt.Errorf("tables: empty")
 	}
-	seen := map[string]bool{}
-	for i, t := range x.Tables {
-		if err := t.validate(); err != nil {
-			return fmt.Errorf("tables[%d] %q: %w", i, t.Name, err)
-		}
-		if seen[t.Name] {
-			return fmt.Errorf("tables[%d] %q: name: duplicate", i, t.Name)
-		}
-		seen[t.Name] = true
+	names := map[string]bool{} // a table's name is listed once, here or as external
+	if err := validateEach("tables", "name", x.Tables, names, func(t *TableInfo) string { return strconv.Quote(t.Name) },
+		(*TableInfo).validate); err != nil {
+		return err
 	}
-	for i, e := range x.ExternalTables {
-		if err := e.validate(); err != nil {
-			return fmt.Errorf("external_tables[%d] %q: %w", i, e.Name, err)
-		}
-		if seen[e.Name] {
-			return fmt.Errorf("external_tables[%d] %q: name: duplicate", i, e.Name)
-		}
-		seen[e.Name] = true
+	if err := validateEach("external_tables", "name", x.ExternalTables, names, func(e *ExternalTable) string { return strconv.Quote(e.Name) },
+		(*ExternalTable).validate); err != nil {
+		return err
 	}
-	seen = map[string]bool{}
-	for i, b := range x.BlockLayouts {
-		if err := b.validate(); err != nil {
-			return fmt.Errorf("block_layouts[%d] %q: %w", i, b.Type, err)
-		}
-		if seen[b.Type] {
-			return fmt.Errorf("block_layouts[%d] %q: type: duplicate", i, b.Type)
-		}
-		seen[b.Type] = true
-	}
-	return nil
+	return validateEach("block_layouts", "type", x.BlockLayouts, map[string]bool{}, func(b *BlockLayout) string { return strconv.Quote(b.Type) },
+		(*BlockLayout).validate)
 }
 
 func (t TableInfo) validate() error {
