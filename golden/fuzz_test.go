@@ -8,6 +8,20 @@ import (
 	"github.com/metalsim/metalsim/dequant"
 )
 
+// accepted returns what parse makes of data, or nil when parse rejects it;
+// a rejection must come with no value.
+func accepted[T any](t *testing.T, parse func([]byte) (*T, error), data []byte) *T {
+	t.Helper()
+	v, err := parse(data)
+	if err != nil {
+		if v != nil {
+			t.Fatalf("a value with the error %v", err)
+		}
+		return nil
+	}
+	return v
+}
+
 // FuzzReadDequantManifest feeds arbitrary bytes to ParseDequantManifest: it must
 // never panic, and whatever it accepts must satisfy the documented invariants.
 // Seed corpus: testdata/fuzz/FuzzReadDequantManifest plus the good fixture.
@@ -18,11 +32,8 @@ func FuzzReadDequantManifest(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := ParseDequantManifest(data)
-		if err != nil {
-			if m != nil {
-				t.Fatal("non-nil manifest with an error")
-			}
+		m := accepted(t, ParseDequantManifest, data)
+		if m == nil {
 			return
 		}
 		if m.FormatVersion != FormatVersion || m.ByteOrder != "little-endian" || len(m.Entries) == 0 {
@@ -57,11 +68,8 @@ func FuzzReadMulMatIDManifest(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := ParseMulMatIDManifest(data)
-		if err != nil {
-			if m != nil {
-				t.Fatal("non-nil manifest with an error")
-			}
+		m := accepted(t, ParseMulMatIDManifest, data)
+		if m == nil {
 			return
 		}
 		for i := range m.Cases {
@@ -91,11 +99,8 @@ func FuzzParseTableIndex(f *testing.F) {
 		f.Add(b) // external_tables, a bf16 layout
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		x, err := ParseTableIndex(data)
-		if err != nil {
-			if x != nil {
-				t.Fatal("non-nil index with an error")
-			}
+		x := accepted(t, ParseTableIndex, data)
+		if x == nil {
 			return
 		}
 		if len(x.Tables) == 0 {

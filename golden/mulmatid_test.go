@@ -12,21 +12,31 @@ import (
 // TestVerifyMulMatIDSubset emulates the committed real cases on both paths and
 // variants and requires every check to pass.
 func TestVerifyMulMatIDSubset(t *testing.T) {
-	res, checks, err := VerifyMulMatID("testdata")
+	res, checks := verifyMulMatID(t, "testdata")
+	for i, r := range res {
+		if checks[i].RefsComputed {
+			t.Errorf("%s: references were computed although the manifest has them", r.Name)
+		}
+	}
+}
+
+// verifyMulMatID runs VerifyMulMatID on the golden set in dir, whose
+// mulmatid/ holds the 6 committed cases, and requires every one to pass.
+func verifyMulMatID(t *testing.T, dir string) ([]Result, []MulMatIDCheck) {
+	t.Helper()
+	res, checks, err := VerifyMulMatID(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res) != 6 {
 		t.Fatalf("%d results, want the 6 committed cases", len(res))
 	}
-	for i, r := range res {
+	for _, r := range res {
 		if !r.Pass {
-			t.Errorf("%v", r)
-		}
-		if checks[i].RefsComputed {
-			t.Errorf("%s: references were computed although the manifest has them", r.Name)
+			t.Error(r)
 		}
 	}
+	return res, checks
 }
 
 // TestReferenceMatchesManifest: the references computed here from the Metal
