@@ -41,7 +41,7 @@ func (p Params) Sources() ([]Operand, error) {
 		return nil, err
 	}
 	var out []Operand
-	for i, item := range splitTop(v) {
+	for i, item := range splitTop(v, "") {
 		o, err := parseOperand(item)
 		if err != nil {
 			return nil, fmt.Errorf("param %s=%q: source %d %q: %w", SourcesKey, v, i, item, err)
@@ -51,11 +51,15 @@ func (p Params) Sources() ([]Operand, error) {
 	return out, nil
 }
 
-// splitTop splits s at the commas outside brackets.
-func splitTop(s string) []string {
+// splitTop splits s at the commas outside brackets; an item that starts
+// with tail (when not "") runs to the end of s, commas and all.
+func splitTop(s, tail string) []string {
 	var out []string
 	depth, start := 0, 0
 	for i := 0; i < len(s); i++ {
+		if i == start && tail != "" && strings.HasPrefix(s[i:], tail) {
+			break
+		}
 		switch s[i] {
 		case '[', '(':
 			depth++

@@ -209,25 +209,7 @@ func parseVars(v string) (Params, error) {
 	if v == "" {
 		return Params{}, nil
 	}
-	var items []string
-	depth, start := 0, 0
-	for i := 0; i < len(v); i++ {
-		if i == start && strings.HasPrefix(v[i:], SourcesKey+"=") {
-			break // the model-graph form's sources run to the end (graph.go)
-		}
-		switch v[i] {
-		case '(', '[':
-			depth++
-		case ')', ']':
-			depth--
-		case ',':
-			if depth == 0 {
-				items = append(items, v[start:i])
-				start = i + 1
-			}
-		}
-	}
-	items = append(items, v[start:])
+	items := splitTop(v, SourcesKey+"=") // the model-graph form's sources run to the end (graph.go)
 	p := Params{pairs: make([]Param, 0, len(items))}
 	for i, item := range items {
 		key, val, ok := strings.Cut(item, "=")
