@@ -92,25 +92,24 @@ func legendWidth(l *plot.Legend) vg.Length {
 	return r.Max.X - r.Min.X
 }
 
-// render draws the panels (rows of plots, each row as long as the first)
-// with the legend in a column to their right, on a canvas of the given size,
-// and writes it to w in format (png or svg).
-func render(w io.Writer, format string, width, height vg.Length, panels [][]*plot.Plot, legend *plot.Legend) error {
+// whiteCanvas makes a canvas of the given size and format (png or svg),
+// filled white.
+func whiteCanvas(width, height vg.Length, format string) (vg.CanvasWriterTo, draw.Canvas, error) {
 	cv, err := draw.NewFormattedCanvas(width, height, format)
 	if err != nil {
-		return err
+		return nil, draw.Canvas{}, err
 	}
 	dc := draw.New(cv)
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
-	area := dc
-	if lw := legendWidth(legend); lw > 0 {
-		area = draw.Crop(dc, 0, -(lw + legendGap + vg.Points(6)), 0, 0)
-		col := draw.Crop(dc, width-lw-vg.Points(6), -vg.Points(6), 0, -vg.Points(24))
-		legend.Draw(col)
-	}
+	return cv, dc, nil
+}
+
+// drawPanels draws the panels (rows of plots, each row as long as the
+// first; nil leaves a tile empty) aligned on area, padX apart.
+func drawPanels(area draw.Canvas, panels [][]*plot.Plot, padX vg.Length) {
 	tiles := draw.Tiles{Rows: len(panels), Cols: len(panels[0]), PadTop: vg.Points(6), PadBottom: vg.Points(6),
-		PadLeft: vg.Points(6), PadRight: vg.Points(10), PadX: vg.Points(24), PadY: vg.Points(18)}
+		PadLeft: vg.Points(6), PadRight: vg.Points(10), PadX: padX, PadY: vg.Points(18)}
 	canvases := plot.Align(panels, tiles, area)
 	for i, row := range panels {
 		for j, p := range row {
@@ -119,6 +118,23 @@ func render(w io.Writer, format string, width, height vg.Length, panels [][]*plo
 			}
 		}
 	}
+}
+
+// render draws the panels (rows of plots, each row as long as the first)
+// with the legend in a column to their right, on a canvas of the given size,
+// and writes it to w in format (png or svg).
+func render(w io.Writer, format string, width, height vg.Length, panels [][]*plot.Plot, legend *plot.Legend) error {
+	cv, dc, err := whiteCanvas(width, height, format)
+	if err != nil {
+		return err
+	}
+	area := dc
+	if lw := legendWidth(legend); lw > 0 {
+		area = draw.Crop(dc, 0, -(lw + legendGap + vg.Points(6)), 0, 0)
+		col := draw.Crop(dc, width-lw-vg.Points(6), -vg.Points(6), 0, -vg.Points(24))
+		legend.Draw(col)
+	}
+	drawPanels(area, panels, vg.Points(24))
 	_, err = cv.WriteTo(w)
 	return err
 }
@@ -275,13 +291,10 @@ func lightGrid() *plotter.Grid {
 // renderWithBar draws a title over the panels (rows of plots; nil leaves a
 // tile empty) with a colour bar in a column to their right.
 func renderWithBar(w io.Writer, format string, width, height vg.Length, title string, panels [][]*plot.Plot, bar *plot.Plot) error {
-	cv, err := draw.NewFormattedCanvas(width, height, format)
+	cv, dc, err := whiteCanvas(width, height, format)
 	if err != nil {
 		return err
 	}
-	dc := draw.New(cv)
-	dc.SetColor(color.White)
-	dc.Fill(dc.Rectangle.Path())
 	st := plot.New().Title.TextStyle
 	st.Font.Size = vg.Points(12)
 	st.YAlign = draw.YTop
@@ -290,16 +303,7 @@ func renderWithBar(w io.Writer, format string, width, height vg.Length, title st
 	barWidth := vg.Inch
 	area := draw.Crop(dc, 0, -barWidth, 0, -th)
 	bar.Draw(draw.Crop(dc, width-barWidth+vg.Points(8), -vg.Points(8), vg.Points(36), -th-vg.Points(8)))
-	tiles := draw.Tiles{Rows: len(panels), Cols: len(panels[0]), PadTop: vg.Points(6), PadBottom: vg.Points(6),
-		PadLeft: vg.Points(6), PadRight: vg.Points(10), PadX: vg.Points(18), PadY: vg.Points(18)}
-	canvases := plot.Align(panels, tiles, area)
-	for i, row := range panels {
-		for j, p := range row {
-			if p != nil {
-				p.Draw(canvases[i][j])
-			}
-		}
-	}
+	drawPanels(area, panels, vg.Points(18))
 	_, err = cv.WriteTo(w)
 	return err
 }
