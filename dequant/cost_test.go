@@ -213,16 +213,24 @@ func renderCostTable() string {
 // TestCostTableDoc requires the cost table of docs/kernel-facts-types.md to be
 // the one rendered from ChunkCost (-update-doc rewrites it).
 func TestCostTableDoc(t *testing.T) {
+	checkDocSection(t, costDocBegin, costDocEnd, renderCostTable(), "the cost table differs from ChunkCost")
+}
+
+// checkDocSection requires the text of costDoc between the markers begin
+// and end to be rendered, or rewrites it with -update-doc; differ says what
+// a difference means.
+func checkDocSection(t *testing.T, begin, end, rendered, differ string) {
+	t.Helper()
 	raw, err := os.ReadFile(costDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := string(raw)
-	i, j := strings.Index(doc, costDocBegin), strings.Index(doc, costDocEnd)
+	i, j := strings.Index(doc, begin), strings.Index(doc, end)
 	if i < 0 || j < i {
-		t.Fatalf("%s: no cost table markers", costDoc)
+		t.Fatalf("%s: no markers %q ... %q", costDoc, begin, end)
 	}
-	want := doc[:i+len(costDocBegin)] + renderCostTable() + doc[j:]
+	want := doc[:i+len(begin)] + rendered + doc[j:]
 	if *updateDoc {
 		if err := os.WriteFile(costDoc, []byte(want), 0o644); err != nil {
 			t.Fatal(err)
@@ -230,6 +238,6 @@ func TestCostTableDoc(t *testing.T) {
 		return
 	}
 	if doc != want {
-		t.Errorf("%s: the cost table differs from ChunkCost (go test ./dequant -run TestCostTableDoc -update-doc)", costDoc)
+		t.Errorf("%s: %s (go test ./dequant -run %s -update-doc)", costDoc, differ, t.Name())
 	}
 }

@@ -69,6 +69,15 @@ func cpuScaleMinK4(j int, q []byte) (sc, mn uint8) {
 	return q[j+4]&0xF | q[j-4]>>6<<4, q[j+4]>>4 | q[j]>>6<<4
 }
 
+// cpuScalesK4 gives the scales and mins of the two 32-weight halves of
+// 64-weight group c of a q4_K or q5_K block: d*sc and dmin*mn of scale
+// pairs 2c and 2c+1.
+func cpuScalesK4(c int, d, dmin float32, scales []byte) (d1, mn1, d2, mn2 float32) {
+	sc1, m1 := cpuScaleMinK4(2*c, scales)
+	sc2, m2 := cpuScaleMinK4(2*c+1, scales)
+	return d * float32(sc1), dmin * float32(m1), d * float32(sc2), dmin * float32(m2)
+}
+
 // cpuQ4K is dequantize_row_q4_K (L1529–1551): per 64 weights two (scale, min)
 // pairs; y = d*sc * nibble - dmin*mn.
 func cpuQ4K(b []byte, y []float32) {
@@ -76,9 +85,7 @@ func cpuQ4K(b []byte, y []float32) {
 	d, dmin := cpuHalf(b, 0), cpuHalf(b, 2)
 	scales := b[4:16]
 	for c := 0; c < 4; c++ {
-		sc1, m1 := cpuScaleMinK4(2*c, scales)
-		sc2, m2 := cpuScaleMinK4(2*c+1, scales)
-		d1, mn1, d2, mn2 := d*float32(sc1), dmin*float32(m1), d*float32(sc2), dmin*float32(m2)
+		d1, mn1, d2, mn2 := cpuScalesK4(c, d, dmin, scales)
 		for l := 0; l < 32; l++ {
 			q := b[16+32*c+l]
 			y[64*c+l] = float32(d1*float32(q&15)) - mn1
@@ -94,9 +101,7 @@ func cpuQ5K(b []byte, y []float32) {
 	d, dmin := cpuHalf(b, 0), cpuHalf(b, 2)
 	scales := b[4:16]
 	for c := 0; c < 4; c++ {
-		sc1, m1 := cpuScaleMinK4(2*c, scales)
-		sc2, m2 := cpuScaleMinK4(2*c+1, scales)
-		d1, mn1, d2, mn2 := d*float32(sc1), dmin*float32(m1), d*float32(sc2), dmin*float32(m2)
+		d1, mn1, d2, mn2 := cpuScalesK4(c, d, dmin, scales)
 		u1, u2 := uint8(1)<<(2*c), uint8(2)<<(2*c)
 		for l := 0; l < 32; l++ {
 			q, qh := b[48+32*c+l], b[16+l]

@@ -27,32 +27,26 @@ func decodeBlock(f ChunkFunc, t Type, block []byte) []float32 {
 // CPUDecoder and compares bit for bit with ggml's CPU output (±0, subnormals,
 // inf and NaN payloads of the edge sets included).
 func TestCPUDecoderGolden(t *testing.T) {
-	for _, set := range testSets {
-		for _, e := range readTestManifest(t, set) {
-			if e.Variant == "conversion" {
-				continue
-			}
-			typ, blocks, want := testBlocks(t, set, e)
-			l := typ.Layout()
-			f := CPUDecoder(typ)
-			got := make([]float32, l.BlockWeights)
-			bad := 0
-			for b := 0; b < len(want)/l.BlockWeights; b++ {
-				f(blocks[b*l.BlockBytes:(b+1)*l.BlockBytes], got)
-				for i, g := range got {
-					w := want[b*l.BlockWeights+i]
-					if math.Float32bits(g) != math.Float32bits(w) {
-						if bad++; bad <= 5 {
-							t.Errorf("%s: element %d: got %g (%#08x), ggml %g (%#08x)", e.Name, b*l.BlockWeights+i, g, math.Float32bits(g), w, math.Float32bits(w))
-						}
+	eachBlockEntry(t, func(e testEntry, typ Type, blocks []byte, want []float32) {
+		l := typ.Layout()
+		f := CPUDecoder(typ)
+		got := make([]float32, l.BlockWeights)
+		bad := 0
+		for b := 0; b < len(want)/l.BlockWeights; b++ {
+			f(blocks[b*l.BlockBytes:(b+1)*l.BlockBytes], got)
+			for i, g := range got {
+				w := want[b*l.BlockWeights+i]
+				if math.Float32bits(g) != math.Float32bits(w) {
+					if bad++; bad <= 5 {
+						t.Errorf("%s: element %d: got %g (%#08x), ggml %g (%#08x)", e.Name, b*l.BlockWeights+i, g, math.Float32bits(g), w, math.Float32bits(w))
 					}
 				}
 			}
-			if bad > 0 {
-				t.Errorf("%s: %d of %d values differ", e.Name, bad, len(want))
-			}
 		}
-	}
+		if bad > 0 {
+			t.Errorf("%s: %d of %d values differ", e.Name, bad, len(want))
+		}
+	})
 }
 
 // TestDecoderGolden decodes every committed golden block of both sets with
@@ -64,32 +58,26 @@ func TestCPUDecoderGolden(t *testing.T) {
 // that the trimmed copy keeps exercising them.
 func TestDecoderGolden(t *testing.T) {
 	kinds := map[string]map[MetalDifference]int{}
-	for _, set := range testSets {
-		for _, e := range readTestManifest(t, set) {
-			if e.Variant == "conversion" {
-				continue
-			}
-			typ, blocks, want := testBlocks(t, set, e)
-			l := typ.Layout()
-			k := map[MetalDifference]int{}
-			for _, s := range strategies {
-				f := Decoder(typ, s)
-				for b := 0; b < len(want)/l.BlockWeights; b++ {
-					block := blocks[b*l.BlockBytes : (b+1)*l.BlockBytes]
-					got := decodeBlock(f, typ, block)
-					for i, g := range got {
-						w := want[b*l.BlockWeights+i]
-						d := CompareMetal(typ, block, i/16, i%16, g, w)
-						if k[d]++; d == Unexplained && k[d] <= 5 {
-							t.Errorf("%s/%s: block %d (source %d) weight %d: Metal form %g (%#08x), ggml %g (%#08x)",
-								e.Name, s, b, e.SourceBlocks[b*l.BlockWeights/e.ElementsPerBlock], i, g, math.Float32bits(g), w, math.Float32bits(w))
-						}
+	eachBlockEntry(t, func(e testEntry, typ Type, blocks []byte, want []float32) {
+		l := typ.Layout()
+		k := map[MetalDifference]int{}
+		for _, s := range strategies {
+			f := Decoder(typ, s)
+			for b := 0; b < len(want)/l.BlockWeights; b++ {
+				block := blocks[b*l.BlockBytes : (b+1)*l.BlockBytes]
+				got := decodeBlock(f, typ, block)
+				for i, g := range got {
+					w := want[b*l.BlockWeights+i]
+					d := CompareMetal(typ, block, i/16, i%16, g, w)
+					if k[d]++; d == Unexplained && k[d] <= 5 {
+						t.Errorf("%s/%s: block %d (source %d) weight %d: Metal form %g (%#08x), ggml %g (%#08x)",
+							e.Name, s, b, e.SourceBlocks[b*l.BlockWeights/e.ElementsPerBlock], i, g, math.Float32bits(g), w, math.Float32bits(w))
 					}
 				}
 			}
-			kinds[e.Name] = k
 		}
-	}
+		kinds[e.Name] = k
+	})
 	for _, c := range []struct {
 		entry string
 		kind  MetalDifference

@@ -2,7 +2,6 @@ package dequant
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -221,11 +220,7 @@ func checkReads(t *testing.T, name string, bb int, loads []Load, positions int, 
 // make the block.
 func TestMatVecCostLoads(t *testing.T) {
 	for _, typ := range Types() {
-		forms := []MatVecForm{MatVecMain}
-		if !typ.Quantized() {
-			forms = append(forms, MatVecPlain, MatVecShort)
-		}
-		for _, f := range forms {
+		for _, f := range matVecForms(typ) {
 			c := MatVecCosts(typ, f)
 			r := mvReaders[typ]
 			if f != MatVecMain {
@@ -324,6 +319,15 @@ func tables(ls []Load) string {
 	return strings.Join(parts, ", ")
 }
 
+// matVecForms are the mat-vec forms typ has: the main one, and the plain
+// and short ones of the float types.
+func matVecForms(typ Type) []MatVecForm {
+	if typ.Quantized() {
+		return []MatVecForm{MatVecMain}
+	}
+	return []MatVecForm{MatVecMain, MatVecPlain, MatVecShort}
+}
+
 // renderMatVecTable renders MatVecCosts and Chunk4Cost as the tables of
 // docs/kernel-facts-types.md §2.2.
 func renderMatVecTable() string {
@@ -331,11 +335,7 @@ func renderMatVecTable() string {
 	b.WriteString("| type | form | weights/lane | step: activation loads | step FP32 | row: device loads | row: table reads | FP32 | Int | Convert | Temps |\n")
 	b.WriteString("| --- | --- | ---: | --- | ---: | --- | --- | ---: | ---: | ---: | ---: |\n")
 	for _, typ := range Types() {
-		forms := []MatVecForm{MatVecMain}
-		if !typ.Quantized() {
-			forms = append(forms, MatVecPlain, MatVecShort)
-		}
-		for _, f := range forms {
+		for _, f := range matVecForms(typ) {
 			c := MatVecCosts(typ, f)
 			form := "—"
 			if !typ.Quantized() {
@@ -360,23 +360,5 @@ func renderMatVecTable() string {
 // docs/kernel-facts-types.md to be the ones rendered from the data
 // (-update-doc rewrites them): a change to a count is an edit of both.
 func TestMatVecCostDoc(t *testing.T) {
-	raw, err := os.ReadFile(costDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(raw)
-	i, j := strings.Index(doc, mvDocBegin), strings.Index(doc, mvDocEnd)
-	if i < 0 || j < i {
-		t.Fatalf("%s: no mat-vec cost table markers", costDoc)
-	}
-	want := doc[:i+len(mvDocBegin)] + renderMatVecTable() + doc[j:]
-	if *updateDoc {
-		if err := os.WriteFile(costDoc, []byte(want), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if doc != want {
-		t.Errorf("%s: the mat-vec cost tables differ from the data (go test ./dequant -run TestMatVecCostDoc -update-doc)", costDoc)
-	}
+	checkDocSection(t, mvDocBegin, mvDocEnd, renderMatVecTable(), "the mat-vec cost tables differ from the data")
 }

@@ -84,6 +84,20 @@ func readTestManifest(t *testing.T, set string) []testEntry {
 // testSets are both trimmed golden copies.
 var testSets = []string{goldenDir, goldenTypesDir}
 
+// eachBlockEntry calls f with every block entry of both trimmed golden
+// copies (the conversion entries aside): its type, blocks and ggml's floats.
+func eachBlockEntry(t *testing.T, f func(e testEntry, typ Type, blocks []byte, want []float32)) {
+	t.Helper()
+	for _, set := range testSets {
+		for _, e := range readTestManifest(t, set) {
+			if e.Variant != "conversion" {
+				typ, blocks, want := testBlocks(t, set, e)
+				f(e, typ, blocks, want)
+			}
+		}
+	}
+}
+
 // testBlocks reads a block entry's blocks and floats and returns them with the
 // entry's type; bf16 entries (one element per ggml block) are regrouped into
 // dequant's 16-element blocks by the caller's use of Layout.
