@@ -6,9 +6,9 @@ import "encoding/binary"
 // table goes through one of the helpers below, one call per load the shader
 // issues (after the common-subexpression elimination of ChunkCost's rule R1).
 // They compile to plain reads; their only job is to mark the loads, so that the
-// test-only copy of the decoders (counted_gen_test.go, generated from these
-// files) can count every load by address space and width and compare the count
-// with ChunkCost.
+// test-only copy of the decoders (generated from these files on every test
+// run: TestCountedCopy) can count every load by address space and width and
+// compare the count with ChunkCost.
 
 // b is the block or a slice of it (a decoder may slice out the region a chunk
 // reads first, which lets the compiler drop the per-load bounds checks).
