@@ -12,6 +12,16 @@ import (
 	"testing"
 )
 
+// parseCleanLog is parseLogFile for a log with no malformed line.
+func parseCleanLog(t *testing.T, name string) *Log {
+	t.Helper()
+	l := parseLogFile(t, name)
+	if len(l.Errors) != 0 {
+		t.Fatalf("%s: errors: %v", name, l.Errors)
+	}
+	return l
+}
+
 func parseLogFile(t *testing.T, name string) *Log {
 	t.Helper()
 	f, err := os.Open("testdata/" + name)
@@ -38,10 +48,7 @@ func mustInt(t *testing.T, p Params, key string) int {
 }
 
 func TestParseLogPerf(t *testing.T) {
-	l := parseLogFile(t, "perf-m1pro.log")
-	if len(l.Errors) != 0 {
-		t.Fatalf("errors: %v", l.Errors)
-	}
+	l := parseCleanLog(t, "perf-m1pro.log")
 	wantBackends := []Backend{
 		{Index: 1, Count: 2, Name: "MTL0", Description: "Apple M1 Pro", MemoryMB: 21845, FreeMB: 21844},
 		{Index: 2, Count: 2, Name: "CPU", Skipped: true},
@@ -126,10 +133,7 @@ func TestParseLogPerf(t *testing.T) {
 }
 
 func TestParseLogTestMode(t *testing.T) {
-	l := parseLogFile(t, "test-m5.log")
-	if len(l.Errors) != 0 {
-		t.Fatalf("errors: %v", l.Errors)
-	}
+	l := parseCleanLog(t, "test-m5.log")
 	if len(l.Backends) != 3 || l.Backends[0].Description != "Apple M5" || l.Backends[1].Name != "BLAS" || !l.Backends[2].Skipped {
 		t.Errorf("backends = %+v", l.Backends)
 	}
@@ -171,10 +175,7 @@ func TestParseLogTestMode(t *testing.T) {
 }
 
 func TestParseLogSQL(t *testing.T) {
-	l := parseLogFile(t, "perf-m5.sql")
-	if len(l.Errors) != 0 {
-		t.Fatalf("errors: %v", l.Errors)
-	}
+	l := parseCleanLog(t, "perf-m5.sql")
 	if len(l.Backends) != 1 || l.Backends[0] != (Backend{Name: "MTL0", Description: "Apple M5"}) {
 		t.Errorf("backends = %+v", l.Backends)
 	}

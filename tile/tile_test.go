@@ -138,12 +138,19 @@ func countOps(ops []isa.Op) map[isa.Code]int {
 	return m
 }
 
-func TestUpstreamSimdgroupProgram(t *testing.T) {
-	p := Problem{Experts: 8, Used: 2, M: 64, K: 2048, Tokens: 64, TypeA: dequant.Q4_0}
-	b, err := NewBuilder(p, Kernel{Variant: Upstream(), Path: Simdgroup})
+// mustBuilder is NewBuilder for a problem and kernel that must build.
+func mustBuilder(t *testing.T, p Problem, k Kernel) *Builder {
+	t.Helper()
+	b, err := NewBuilder(p, k)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return b
+}
+
+func TestUpstreamSimdgroupProgram(t *testing.T) {
+	p := Problem{Experts: 8, Used: 2, M: 64, K: 2048, Tokens: 64, TypeA: dequant.Q4_0}
+	b := mustBuilder(t, p, Kernel{Variant: Upstream(), Path: Simdgroup})
 	prog := b.Program(Context{Rows: 64, Tokens: 5, Steps: 64})
 	for sg := 0; sg < 4; sg++ {
 		c := countOps(prog.Body[sg])
@@ -218,10 +225,7 @@ func TestHalfTilesCountOnlySkippedWork(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := NewBuilder(p, Kernel{Variant: v, Path: tc.path})
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := mustBuilder(t, p, Kernel{Variant: v, Path: tc.path})
 		prog := b.Program(Context{Rows: 64, Tokens: 5, Steps: 64})
 		skippedWork := prog.Skipped.MMA8 + prog.Skipped.MMA16
 		if prog.Skipped.HalfTiles != tc.skipped || (tc.skipped == 0) != (skippedWork == 0) {
@@ -237,10 +241,7 @@ func TestTensorRegisters(t *testing.T) {
 		v    Variant
 		want int
 	}{{Upstream(), 16}, {HalfTile(), 16}, {HalfTileDual(), 24}} {
-		b, err := NewBuilder(p, Kernel{Variant: tc.v, Path: Tensor})
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := mustBuilder(t, p, Kernel{Variant: tc.v, Path: Tensor})
 		prog := b.Program(Context{Rows: 64, Tokens: 32, Steps: 64})
 		if got := prog.Registers().AccumulatorFloats(); got != tc.want {
 			t.Errorf("%s: %d accumulator floats per thread, want %d", tc.v.Name, got, tc.want)
@@ -297,10 +298,7 @@ func TestTransientRegistersSplit(t *testing.T) {
 // 32 bytes per simdgroup on the upstream tile, where it counted 4.
 func TestIDLoadWords(t *testing.T) {
 	p := Problem{Experts: 8, Used: 2, M: 64, K: 256, Tokens: 64, TypeA: dequant.Q4_0}
-	b, err := NewBuilder(p, Kernel{Variant: Upstream(), Path: Simdgroup})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := mustBuilder(t, p, Kernel{Variant: Upstream(), Path: Simdgroup})
 	prog := b.Program(Context{Rows: 64, Tokens: 32, Steps: 8})
 	for sg, insts := range prog.Timing().Insts[isa.SecPrologue] {
 		var got []uint32
