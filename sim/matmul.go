@@ -40,35 +40,13 @@ type mmKey struct {
 
 // vecBuilder returns the (shared) builder of a mat-vec kernel.
 func (s *Simulator) vecBuilder(v tile.VecKernel, typeA dequant.Type, halfB bool, k int) (*tile.VecBuilder, error) {
-	key := vecKey{v, typeA, halfB, k}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if b, ok := s.vecs[key]; ok {
-		return b, nil
-	}
-	b, err := tile.NewVecBuilder(v, typeA, halfB, k)
-	if err != nil {
-		return nil, err
-	}
-	s.vecs[key] = b
-	return b, nil
+	return memo(&s.mu, s.vecs, vecKey{v, typeA, halfB, k}, func() (*tile.VecBuilder, error) { return tile.NewVecBuilder(v, typeA, halfB, k) })
 }
 
 // mmBuilder returns the (shared) builder of the dense kernel_mul_mm with
 // kernel k's variant and path.
 func (s *Simulator) mmBuilder(p tile.DenseProblem, k tile.Kernel) (*tile.MMBuilder, error) {
-	key := mmKey{p, k}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if b, ok := s.mms[key]; ok {
-		return b, nil
-	}
-	b, err := tile.NewMMVariantBuilder(p, k)
-	if err != nil {
-		return nil, err
-	}
-	s.mms[key] = b
-	return b, nil
+	return memo(&s.mu, s.mms, mmKey{p, k}, func() (*tile.MMBuilder, error) { return tile.NewMMVariantBuilder(p, k) })
 }
 
 // MulMVIDGrid returns the kernel_mul_mv_id dispatch of a problem for one

@@ -222,18 +222,24 @@ func Simulate(p tile.Problem, k tile.Kernel, chip *chips.Chip, opt Options) (*Re
 
 // builder returns the (shared) program builder of a kernel for a problem's types.
 func (s *Simulator) builder(p tile.Problem, k tile.Kernel) (*tile.Builder, error) {
-	key := builderKey{k, p.TypeA, p.HalfB, p.K}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if b, ok := s.builders[key]; ok {
-		return b, nil
+	return memo(&s.mu, s.builders, builderKey{k, p.TypeA, p.HalfB, p.K}, func() (*tile.Builder, error) { return tile.NewBuilder(p, k) })
+}
+
+// memo returns m[key], building and keeping it first (under mu) when absent;
+// a failed build is not kept.
+func memo[K comparable, V any](mu *sync.Mutex, m map[K]V, key K, build func() (V, error)) (V, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if v, ok := m[key]; ok {
+		return v, nil
 	}
-	b, err := tile.NewBuilder(p, k)
+	v, err := build()
 	if err != nil {
-		return nil, err
+		var none V
+		return none, err
 	}
-	s.builders[key] = b
-	return b, nil
+	m[key] = v
+	return v, nil
 }
 
 // MulMMIDGrid returns the mul_mm_id dispatch of a problem for one routing.
