@@ -32,23 +32,29 @@ const ggufMinHeader = 24
 // ffn_down_exps. A missing expert_feed_forward_length (older llama-style MoE
 // files such as Mixtral's) or embedding_length is taken from the tensor
 // shapes, with a note. Malformed or truncated files give errors, never panics.
-func ReadGGUF(path string) (m *Model, err error) {
+func ReadGGUF(path string) (*Model, error) {
+	return parseGGUF(path, modelFromGGUF)
+}
+
+// parseGGUF parses a GGUF file's header (openGGUF) and builds a value of it
+// with from; the parser's panics on some malformed values (it documents
+// them) come back as errors.
+func parseGGUF[T any](path string, from func(path string, f *gguf.GGUFFile) (T, error)) (v T, err error) {
 	defer func() {
-		// the parser panics on some malformed values (it documents it); report
-		// them as errors
 		if r := recover(); r != nil {
-			m, err = nil, fmt.Errorf("gguf %s: malformed file: %v", path, r)
+			var none T
+			v, err = none, fmt.Errorf("gguf %s: malformed file: %v", path, r)
 		}
 	}()
 	f, err := openGGUF(path)
 	if err != nil {
-		return nil, err
+		return v, err
 	}
-	return modelFromGGUF(path, f)
+	return from(path, f)
 }
 
 // openGGUF parses a GGUF file's header; the caller recovers the parser's
-// panics.
+// panics (parseGGUF).
 func openGGUF(path string) (*gguf.GGUFFile, error) {
 	if path == fileio.Stdin {
 		return nil, errors.New("gguf -: a GGUF file is read in place (memory-mapped), so it cannot come from standard input; give its name")

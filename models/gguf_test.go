@@ -357,11 +357,7 @@ func FuzzReadGGUF(f *testing.F) {
 	flipped[40] ^= 0xff
 	f.Add(flipped)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p := filepath.Join(t.TempDir(), "f.gguf")
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		m, err := ReadGGUF(p)
+		m, err := ReadGGUF(writeTemp(t, "f.gguf", data))
 		if err != nil {
 			return
 		}

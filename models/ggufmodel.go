@@ -32,21 +32,14 @@ const ggufSource = "gguf"
 // experts) come from the tensors. A missing key, a value out of range or an
 // architecture the graph does not model is an error naming it; malformed
 // files give errors, never panics.
-func ReadGGUFModel(path string) (mf *File, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			mf, err = nil, fmt.Errorf("gguf %s: malformed file: %v", path, r)
+func ReadGGUFModel(path string) (*File, error) {
+	return parseGGUF(path, func(path string, f *gguf.GGUFFile) (*File, error) {
+		mf, err := fileFromGGUF(path, f)
+		if err != nil {
+			return nil, fmt.Errorf("gguf %s: %w", path, err)
 		}
-	}()
-	f, err := openGGUF(path)
-	if err != nil {
-		return nil, err
-	}
-	mf, err = fileFromGGUF(path, f)
-	if err != nil {
-		return nil, fmt.Errorf("gguf %s: %w", path, err)
-	}
-	return mf, nil
+		return mf, nil
+	})
 }
 
 // ggufKeys reads typed metadata values of one architecture.

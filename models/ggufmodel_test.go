@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -161,11 +159,7 @@ func FuzzReadGGUFModel(f *testing.F) {
 	flipped[len(flipped)/4] ^= 0x5a
 	f.Add(flipped)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p := filepath.Join(t.TempDir(), "f.gguf")
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		mf, err := ReadGGUFModel(p)
+		mf, err := ReadGGUFModel(writeTemp(t, "f.gguf", data))
 		if err != nil {
 			return
 		}
