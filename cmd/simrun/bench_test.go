@@ -100,9 +100,6 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"--validate", filepath.Join(dir, "none.tsv")}, "none.tsv"},
 		{[]string{"--fit", "x.tsv", "--chip", "M5"}, "--chip: not used by --fit or --validate"},
 	} {
-		code, out, errb := simrun(append([]string{"bench"}, tc.args...)...)
-		if code != exitBadUsed || out != "" || !strings.Contains(errb, tc.want) {
-			t.Errorf("bench %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", strings.Join(tc.args, " "), code, out, errb, tc.want)
-		}
+		requireBadUse(t, append([]string{"bench"}, tc.args...), tc.want)
 	}
 }

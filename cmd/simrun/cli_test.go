@@ -53,10 +53,7 @@ func TestBadFlagsNameTheField(t *testing.T) {
 		{[]string{"chips", "--show", "M0"}, "unknown chip"},
 		{[]string{"simulate", "--bogus"}, "flag provided but not defined: -bogus"},
 	} {
-		code, _, errb := simrun(tc.args...)
-		if code != exitBadUsed || !strings.Contains(errb, tc.want) {
-			t.Errorf("simrun %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(tc.args, " "), code, errb, tc.want)
-		}
+		requireBadUse(t, tc.args, tc.want)
 	}
 }
 

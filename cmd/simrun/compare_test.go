@@ -126,10 +126,7 @@ func TestCompareErrors(t *testing.T) {
 		if strings.HasPrefix(tc.args[0], "--preset") || strings.HasPrefix(tc.args[0], "--shapes") {
 			args = append([]string{"compare", "--draws", "1", "--n", "32"}, tc.args...)
 		}
-		code, out, errb := simrun(args...)
-		if code != exitBadUsed || !strings.Contains(errb, tc.want) || out != "" {
-			t.Errorf("%v: exit %d, %q, want exit 2 and %q", tc.args, code, errb, tc.want)
-		}
+		requireBadUse(t, args, tc.want)
 	}
 	code, _, errb := simrun("compare", "-h")
 	if code != exitOK {

@@ -135,10 +135,7 @@ func TestModelErrors(t *testing.T) {
 		{[]string{"--preset", "mixtral", "--routing", "file:" + ids2, "--n", "32"}, "--n 32: --routing file:" + ids2 + " holds 1 tokens"},
 		{[]string{"--preset", "mixtral", "stray"}, `unexpected argument "stray"`},
 	} {
-		code, out, errb := simrun(append([]string{"model", "--draws", "1"}, tc.args...)...)
-		if code != exitBadUsed || !strings.Contains(errb, tc.want) || out != "" {
-			t.Errorf("%v: exit %d, %q, want exit 2 and %q", tc.args, code, errb, tc.want)
-		}
+		requireBadUse(t, append([]string{"model", "--draws", "1"}, tc.args...), tc.want)
 	}
 	code, _, errb := simrun("model", "-h")
 	if code != exitOK {

@@ -228,10 +228,7 @@ func TestSweepFlagErrors(t *testing.T) {
 		if tc.args[0] == "--k" || tc.args[0] == "--type" {
 			args = append([]string{"sweep", "--n", "32"}, tc.args...)
 		}
-		code, out, errb := simrun(args...)
-		if code != exitBadUsed || !strings.Contains(errb, tc.want) || out != "" {
-			t.Errorf("%v: exit %d, stderr %q, want exit 2 and %q", tc.args, code, errb, tc.want)
-		}
+		requireBadUse(t, args, tc.want)
 	}
 }
 

@@ -107,10 +107,7 @@ func TestTracePictureBadFlags(t *testing.T) {
 		{[]string{"--png", filepath.Join(dir, "t.png"), "--rows", "x"}, `invalid value "x" for flag -rows`},
 	} {
 		args := append(append([]string{"trace"}, tc.args...), smallTraceArgs...)
-		code, _, errb := simrun(args...)
-		if code != exitBadUsed || !strings.Contains(errb, tc.want) {
-			t.Errorf("simrun %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(args, " "), code, errb, tc.want)
-		}
+		requireBadUse(t, args, tc.want)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("bad flags left %d files", len(entries))

@@ -19,6 +19,16 @@ func simrun(args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// requireBadUse runs simrun with args and requires bad input's exit code 2,
+// nothing on standard output and want in the error on standard error.
+func requireBadUse(t *testing.T, args []string, want string) {
+	t.Helper()
+	code, out, errb := simrun(args...)
+	if code != exitBadUsed || out != "" || !strings.Contains(errb, want) {
+		t.Errorf("simrun %s: exit %d, stdout %q, stderr %q; want exit 2, no output and %q", strings.Join(args, " "), code, out, errb, want)
+	}
+}
+
 // smallTraceArgs keep trace runs short in tests.
 var smallTraceArgs = []string{"--experts", "16", "--used", "4", "--m", "256", "--k", "512", "--n", "48"}
 
@@ -63,10 +73,7 @@ func TestViewCommandsBadFlags(t *testing.T) {
 		{[]string{"occupancy", "--chip", "M0"}, "unknown chip"},
 		{[]string{"occupancy", "--bogus"}, "flag provided but not defined: -bogus"},
 	} {
-		code, _, errb := simrun(tc.args...)
-		if code != exitBadUsed || !strings.Contains(errb, tc.want) {
-			t.Errorf("simrun %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(tc.args, " "), code, errb, tc.want)
-		}
+		requireBadUse(t, tc.args, tc.want)
 	}
 }
 
