@@ -108,30 +108,28 @@ const (
 	catFFNDown
 )
 
+// categoryParts place a tensor by a part of its name, tried in order after
+// the whole-name categories (output, token embeddings).
+var categoryParts = []struct {
+	part string
+	cat  category
+}{
+	{"attn_qkv.weight", catAttnQKV}, {"attn_kv_b.weight", catAttnKVB}, {"attn_v.weight", catAttnV},
+	{"attn_k.weight", catAttnK}, {"attn_q.weight", catAttnQ}, {"attn_output.weight", catAttnOutput},
+	{"ffn_up", catFFNUp}, {"ffn_gate", catFFNGate}, {"ffn_down", catFFNDown},
+}
+
 func categoryOf(name string) category {
-	switch {
-	case name == "output.weight":
+	switch name {
+	case "output.weight":
 		return catOutput
-	case name == "token_embd.weight" || name == "per_layer_token_embd.weight":
+	case "token_embd.weight", "per_layer_token_embd.weight":
 		return catTokenEmbd
-	case strings.Contains(name, "attn_qkv.weight"):
-		return catAttnQKV
-	case strings.Contains(name, "attn_kv_b.weight"):
-		return catAttnKVB
-	case strings.Contains(name, "attn_v.weight"):
-		return catAttnV
-	case strings.Contains(name, "attn_k.weight"):
-		return catAttnK
-	case strings.Contains(name, "attn_q.weight"):
-		return catAttnQ
-	case strings.Contains(name, "attn_output.weight"):
-		return catAttnOutput
-	case strings.Contains(name, "ffn_up"):
-		return catFFNUp
-	case strings.Contains(name, "ffn_gate"):
-		return catFFNGate
-	case strings.Contains(name, "ffn_down"):
-		return catFFNDown
+	}
+	for _, p := range categoryParts {
+		if strings.Contains(name, p.part) {
+			return p.cat
+		}
 	}
 	return catOther
 }
