@@ -41,35 +41,38 @@ func SplitList(label, s string) ([]string, error) {
 // ParseNs parses a list of token counts, each in [1, tile.MaxTokens]; it wants
 // at least one.
 func ParseNs(label, s string) ([]int, error) {
-	items, err := SplitList(label, s)
-	if err != nil {
-		return nil, err
-	}
-	if len(items) == 0 {
-		return nil, fmt.Errorf("%s %q: want a comma-separated list of token counts", label, s)
-	}
-	out := make([]int, 0, len(items))
-	for _, it := range items {
-		n, err := strconv.Atoi(it)
-		if err != nil || n < 1 || n > tile.MaxTokens {
-			return nil, fmt.Errorf("%s: %q: must be an integer in [1, %d]", label, it, tile.MaxTokens)
-		}
-		out = append(out, n)
-	}
-	return out, nil
+	return parseItems(label, s, "a comma-separated list of token counts", fmt.Sprintf("must be an integer in [1, %d]", tile.MaxTokens),
+		func(it string) (int, bool) {
+			n, err := strconv.Atoi(it)
+			return n, err == nil && n >= 1 && n <= tile.MaxTokens
+		})
 }
 
 // ParseFloats parses a list of finite numbers (none: an empty list).
 func ParseFloats(label, s string) ([]float64, error) {
+	return parseItems(label, s, "", "not a number", func(it string) (float64, bool) {
+		v, err := strconv.ParseFloat(it, 64)
+		return v, err == nil && !math.IsNaN(v) && !math.IsInf(v, 0)
+	})
+}
+
+// parseItems parses every item of a list (SplitList) with parse. none is
+// what a list must hold when it may not be empty ("": it may); bad says what
+// an item that parse rejects should have been. Errors name the label, and
+// the item.
+func parseItems[T any](label, s, none, bad string, parse func(string) (T, bool)) ([]T, error) {
 	items, err := SplitList(label, s)
 	if err != nil {
 		return nil, err
 	}
-	var out []float64
+	if len(items) == 0 && none != "" {
+		return nil, fmt.Errorf("%s %q: want %s", label, s, none)
+	}
+	var out []T
 	for _, it := range items {
-		v, err := strconv.ParseFloat(it, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%s: %q: not a number", label, it)
+		v, ok := parse(it)
+		if !ok {
+			return nil, fmt.Errorf("%s: %q: %s", label, it, bad)
 		}
 		out = append(out, v)
 	}
@@ -82,24 +85,12 @@ type MK struct{ M, K int }
 // ParseShapes parses a list of MxK shapes (e.g. 768x2048,2048x768); it wants
 // at least one. The shapes are not validated: a problem built from them is.
 func ParseShapes(label, s string) ([]MK, error) {
-	items, err := SplitList(label, s)
-	if err != nil {
-		return nil, err
-	}
-	if len(items) == 0 {
-		return nil, fmt.Errorf("%s %q: want a comma-separated list of MxK, e.g. 768x2048,1792x2048", label, s)
-	}
-	var out []MK
-	for _, it := range items {
+	return parseItems(label, s, "a comma-separated list of MxK, e.g. 768x2048,1792x2048", "want MxK, e.g. 768x2048", func(it string) (MK, bool) {
 		ms, ks, ok := strings.Cut(strings.ToLower(it), "x")
 		m, err1 := strconv.Atoi(ms)
 		k, err2 := strconv.Atoi(ks)
-		if !ok || err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("%s: %q: want MxK, e.g. 768x2048", label, it)
-		}
-		out = append(out, MK{m, k})
-	}
-	return out, nil
+		return MK{m, k}, ok && err1 == nil && err2 == nil
+	})
 }
 
 // ParseKernelChoice parses an op (mul_mat_id, mul_mat) and a kernel (auto,
