@@ -85,13 +85,7 @@ func (p DenseProblem) Validate() error {
 			return fmt.Errorf("problem: %s = %d: must be in [%d, %d]", c.name, c.v, c.lo, c.hi)
 		}
 	}
-	if !p.TypeA.Valid() {
-		return fmt.Errorf("problem: type_a = %d: unknown type", p.TypeA)
-	}
-	if _, err := p.TypeA.RowBytes(p.K); err != nil {
-		return fmt.Errorf("problem: %w", err)
-	}
-	return nil
+	return checkWeights(p.TypeA, p.K)
 }
 
 // String renders the problem in test-backend-ops' vars syntax (the plain-case

@@ -62,10 +62,16 @@ func (p Problem) Validate() error {
 			return err
 		}
 	}
-	if !p.TypeA.Valid() {
-		return fmt.Errorf("problem: type_a = %d: unknown type", p.TypeA)
+	return checkWeights(p.TypeA, p.K)
+}
+
+// checkWeights checks a problem's weight type and that a row of k weights
+// holds whole blocks of it.
+func checkWeights(t dequant.Type, k int) error {
+	if !t.Valid() {
+		return fmt.Errorf("problem: type_a = %d: unknown type", t)
 	}
-	if _, err := p.TypeA.RowBytes(p.K); err != nil {
+	if _, err := t.RowBytes(k); err != nil {
 		return fmt.Errorf("problem: %w", err)
 	}
 	return nil
