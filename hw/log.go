@@ -505,14 +505,18 @@ func parsePerf(rest string) (perf, error) {
 	if err := expect("us/run"); err != nil {
 		return p, err
 	}
-	if err := expect("-"); err != nil {
-		return p, err
+	// measure reads the next " - VALUE UNIT" field, what naming it in errors
+	measure := func(what string) (num, unit string, err error) {
+		if err = expect("-"); err != nil {
+			return "", "", err
+		}
+		if num, err = next(what + " value"); err != nil {
+			return "", "", err
+		}
+		unit, err = next(what + " unit")
+		return num, unit, err
 	}
-	num3, err := next("FLOP/run or kB/run value")
-	if err != nil {
-		return p, err
-	}
-	unit3, err := next("FLOP/run or kB/run unit")
+	num3, unit3, err := measure("FLOP/run or kB/run")
 	if err != nil {
 		return p, err
 	}
@@ -527,14 +531,7 @@ func parsePerf(rest string) (perf, error) {
 	if err != nil {
 		return p, err
 	}
-	if err := expect("-"); err != nil {
-		return p, err
-	}
-	num4, err := next("rate value")
-	if err != nil {
-		return p, err
-	}
-	unit4, err := next("rate unit")
+	num4, unit4, err := measure("rate")
 	if err != nil {
 		return p, err
 	}
