@@ -123,6 +123,10 @@ type Grid struct {
 	// one run of the node to the next (test-backend-ops replays it), so every
 	// threadgroup reads its weights from there (docs/model.md §2, "Memory").
 	WeightBytes float64
+	// ExactMixes measures every core-mix composition the fast engine meets
+	// itself, none interpolated on the composition lattice (latticeMinWaves):
+	// the reference the lattice's approximation is checked against.
+	ExactMixes bool
 }
 
 // PlanGrid returns the grid of a mul_mm_id plan with builder b's programs;
@@ -212,6 +216,7 @@ func (s *Caches) Run(g *Grid, chip *chips.Chip, engine Kind, p *Progress) (*Grid
 		res.LevelBytes, res.DRAMBytes = dr.levels, dr.dram
 		res.Instructions += dr.instr
 	default:
+		src.view.lattice = !g.ExactMixes && src.len() >= latticeMinWaves*cores*sh.occ.TGsPerCore
 		fr := runFast(src.view, src, cores, sh.occ.TGsPerCore, sh.m.dramBPC/chip.Cores.Value)
 		res.Cycles, res.IdleSGCycles, res.Utilization, busy = fr.cycles, fr.idleSG, fr.util, fr.busy
 		res.LevelBytes, res.DRAMBytes = fr.levels, fr.traffic

@@ -494,12 +494,13 @@ func (c *coreSim) utilization(el float64) utilization {
 // cacheView is one run's view of a shared coreCache: the class infos and
 // compositions it has met, so its events read them without locking.
 type cacheView struct {
-	cc     *coreCache
-	info   []*classInfo
-	comps  map[string]*runMix
-	order  []int // each class's position in (rank, id) order (rankOrder)
-	keyBuf []byte
-	instr  int64 // simdgroup instructions this run simulated in measurements
+	cc      *coreCache
+	info    []*classInfo
+	comps   map[string]*runMix
+	order   []int // each class's position in (rank, id) order (rankOrder)
+	keyBuf  []byte
+	instr   int64 // simdgroup instructions this run simulated in measurements
+	lattice bool  // the run interpolates compositions on the lattice (latticeMinWaves)
 }
 
 // runMix is one composition as a run uses it. A core entering it reads the
@@ -517,9 +518,10 @@ type runMix struct {
 	key          []byte
 	ids          []int
 	coarse, fine *mixResult
-	use          float64 // core cycles this run spent in the composition so far
-	pending      float64 // expected stays of the cores in the composition now
-	span         float64 // use from which the run reads the fine measurement
+	corners      []latticeCorner // the lattice points that stand for it, nil if measured itself
+	use          float64         // core cycles this run spent in the composition so far
+	pending      float64         // expected stays of the cores in the composition now
+	span         float64         // use from which the run reads the fine measurement
 }
 
 func newCacheView(cc *coreCache) *cacheView {
@@ -573,9 +575,16 @@ func (v *cacheView) comp(ids []int) *runMix {
 		return rm
 	}
 	rm := &runMix{key: slices.Clone(v.keyBuf), ids: slices.Clone(ids)}
-	var n int64
-	rm.coarse, n = v.cc.mix(rm.key, rm.ids, coarse)
-	v.instr += n
+	if v.lattice {
+		rm.corners = latticeCorners(ids, v.cc.tgsHint)
+	}
+	if rm.corners != nil {
+		rm.coarse = v.latticeMix(rm.corners, ids[0], ids[len(ids)-1], coarse)
+	} else {
+		var n int64
+		rm.coarse, n = v.cc.mix(rm.key, rm.ids, coarse)
+		v.instr += n
+	}
 	// the full measurement runs until its slowest threadgroup has its steps
 	// (the maximum is also independent of the map's iteration order)
 	slowest := 0.0
@@ -594,6 +603,9 @@ func (v *cacheView) comp(ids []int) *runMix {
 func (v *cacheView) result(rm *runMix, stay float64) *mixResult {
 	if rm.use+rm.pending+stay < rm.span {
 		return rm.coarse
+	}
+	if rm.fine == nil && rm.corners != nil {
+		rm.fine = v.latticeMix(rm.corners, rm.ids[0], rm.ids[len(rm.ids)-1], fine)
 	}
 	if rm.fine == nil {
 		var n int64

@@ -1,0 +1,112 @@
+package engine
+
+// The composition lattice: on a core that holds many short threadgroups of
+// two k-loop classes (mul_mv_id's weights from DRAM and from the SLC), a run
+// meets hundreds of compositions (a, b), each a mix measurement of a + b
+// threadgroups. Their per-class periods are smooth in a and b, so only a
+// lattice of them is measured and the rest are interpolated linearly
+// (docs/model.md §3, "The composition lattice").
+
+const (
+	// latticeStep is the lattice's spacing in each class's count and in the
+	// free slots.
+	latticeStep = 4
+	// latticeMinTGs is the least resident threadgroups per core for which
+	// compositions are interpolated: below it a core meets few compositions,
+	// and mul_mm_id (at most 8 on any chip) is measured exactly.
+	latticeMinTGs = 12
+	// latticeMinWaves is the least waves (threadgroups over the chip's
+	// slots) of a grid whose compositions are interpolated: a grid of fewer
+	// waves spends much of its time in the ramp and drain compositions, each
+	// read briefly, so its total follows each one's measurement (docs/model.md
+	// §3, "The composition lattice").
+	latticeMinWaves = 16
+)
+
+// latticeCorner is one measured composition of an interpolated one: a
+// threadgroups of class A and b of class B, with its weight.
+type latticeCorner struct {
+	a, b int
+	w    float64
+}
+
+// latticeCorners returns the measured compositions, at most 3, whose
+// weighted mean stands for the composition ids (canonically sorted) on a
+// core of occ slots, or nil if it is measured itself: it has not exactly two
+// classes, occ is below latticeMinTGs, or it is a lattice point.
+//
+// Coordinates: u = a - 1 and v = occ - a - b (the free slots), so the domain
+// u, v ≥ 0, u + v ≤ w = occ - 2 keeps both classes in every corner (a
+// corner without a class has no period for it) and the full core (v = 0) is
+// a lattice line. The cell of step s at (u0, v0) is cut into two triangles
+// and the point is read barycentrically from the one that holds it; along
+// the edge b = 1 (u + v = w) a cell is cut short there, its corners on the
+// edge; a point whose upper triangle would leave the domain is measured.
+func latticeCorners(ids []int, occ int) []latticeCorner {
+	if occ < latticeMinTGs || len(ids) < 2 || ids[0] == ids[len(ids)-1] {
+		return nil
+	}
+	a := 0
+	for _, id := range ids {
+		switch id {
+		case ids[0]:
+			a++
+		case ids[len(ids)-1]:
+		default:
+			return nil // three classes or more
+		}
+	}
+	b := len(ids) - a
+	const s = latticeStep
+	u, v, w := a-1, occ-a-b, occ-2
+	u0, v0 := u-u%s, v-v%s
+	du, dv := u-u0, v-v0
+	if du == 0 && dv == 0 {
+		return nil
+	}
+	at := func(uu, vv int, wt float64) latticeCorner {
+		aa := uu + 1
+		return latticeCorner{a: aa, b: occ - vv - aa, w: wt}
+	}
+	if r := w - u0 - v0; r < s { // the cell is cut short by the edge b = 1
+		fs := float64(r)
+		return []latticeCorner{at(u0, v0, 1-float64(du+dv)/fs), at(u0+r, v0, float64(du)/fs), at(u0, v0+r, float64(dv)/fs)}
+	}
+	fs := float64(s)
+	if du+dv <= s {
+		return []latticeCorner{at(u0, v0, 1-float64(du+dv)/fs), at(u0+s, v0, float64(du)/fs), at(u0, v0+s, float64(dv)/fs)}
+	}
+	if u0+v0+2*s > w {
+		return nil
+	}
+	return []latticeCorner{at(u0+s, v0+s, float64(du+dv)/fs-1), at(u0+s, v0, 1-float64(dv)/fs), at(u0, v0+s, 1-float64(du)/fs)}
+}
+
+// latticeMix returns the weighted mean of the corners' measurements at
+// precision p of the composition of classes A and B.
+func (v *cacheView) latticeMix(corners []latticeCorner, A, B int, p precision) *mixResult {
+	r := &mixResult{}
+	var ids []int
+	for _, c := range corners {
+		if c.w == 0 {
+			continue
+		}
+		ids = ids[:0]
+		for range c.a {
+			ids = append(ids, A)
+		}
+		for range c.b {
+			ids = append(ids, B)
+		}
+		v.keyBuf = appendMixKey(v.keyBuf[:0], ids)
+		m, n := v.cc.mix(v.keyBuf, ids, p)
+		v.instr += n
+		for _, e := range m.period {
+			r.period.add(e.id, c.w*e.p)
+		}
+		r.util.AddScaled(m.util, c.w)
+		r.idleSG += c.w * m.idleSG
+		r.instr += m.instr
+	}
+	return r
+}

@@ -1,0 +1,69 @@
+package engine
+
+import (
+	"math"
+	"testing"
+)
+
+// TestLatticeCornersReproduceThePoint checks every two-class composition of
+// a core of occ slots: its corners are compositions of both classes within
+// the core, their weights are non-negative and sum to 1, and their weighted
+// counts are the point's own (so a per-class period linear in the counts is
+// interpolated exactly); only lattice points and the few whose upper
+// triangle would leave the core are measured themselves, and the corners of
+// all the compositions are at most a third of them. Below latticeMinTGs
+// every composition is measured.
+func TestLatticeCornersReproduceThePoint(t *testing.T) {
+	const A, B = 3, 7
+	for _, occ := range []int{latticeMinTGs - 1, latticeMinTGs, 15, 38} {
+		measured, points := map[[2]int]bool{}, 0
+		for a := 1; a < occ; a++ {
+			for b := 1; a+b <= occ; b++ {
+				points++
+				ids := make([]int, 0, a+b)
+				for range a {
+					ids = append(ids, A)
+				}
+				for range b {
+					ids = append(ids, B)
+				}
+				cs := latticeCorners(ids, occ)
+				if occ < latticeMinTGs {
+					if cs != nil {
+						t.Fatalf("occ %d < latticeMinTGs: (%d, %d) interpolated", occ, a, b)
+					}
+					continue
+				}
+				if cs == nil {
+					measured[[2]int{a, b}] = true
+					continue
+				}
+				var w, wa, wb float64
+				for _, c := range cs {
+					if c.w < 0 || c.a < 1 || c.b < 1 || c.a+c.b > occ {
+						t.Fatalf("occ %d (%d, %d): corner %+v outside the core or of negative weight", occ, a, b, c)
+					}
+					if c.w > 0 {
+						measured[[2]int{c.a, c.b}] = true
+					}
+					w += c.w
+					wa += c.w * float64(c.a)
+					wb += c.w * float64(c.b)
+				}
+				// weights are ratios of small integers: exact to rounding
+				if math.Abs(w-1) > 1e-12 || math.Abs(wa-float64(a)) > 1e-9 || math.Abs(wb-float64(b)) > 1e-9 {
+					t.Errorf("occ %d (%d, %d): weights sum to %g, weighted counts (%g, %g)", occ, a, b, w, wa, wb)
+				}
+			}
+		}
+		if occ >= latticeMinTGs && 3*len(measured) > points {
+			t.Errorf("occ %d: %d of %d compositions measured, want at most a third", occ, len(measured), points)
+		}
+		if occ >= latticeMinTGs {
+			t.Logf("occ %d: %d of %d two-class compositions measured", occ, len(measured), points)
+		}
+	}
+	if latticeCorners([]int{A, A, A, A, A, A, A, A, A, A, A, A, A}, 38) != nil {
+		t.Error("a one-class composition interpolated")
+	}
+}
