@@ -109,7 +109,13 @@ func (c Cost) LoadsFrom(sp Space) int {
 //	   that produces them. Float table values (kvalues_*_f) need no conversion.
 //	R7 WordReads adds one extract per grid byte (16) and, per ksigns lookup it
 //	   replaces, k | (popcount(k)&1)<<7 = popcount, and, shift, or (4 Int); it
-//	   reads the same 16 grid bytes as 4 uint32 words instead of 16 uint8 loads.
+//	   reads the 16 grid bytes as 4 uint32 words.
+//	R10 The byte reads of one codebook entry (a uint8 pointer into an aligned
+//	   uint64 or uint32 element, bytes 0..7 or 0..3 in an unrolled loop) are
+//	   adjacent and issue as loads of byteRunBytes zero-extended bytes each
+//	   (load.go): an 8-byte iq2 entry as 2 loads, a 4-byte iq3 or iq1 entry
+//	   as 1, so ByteReads reads the 16 grid bytes of a chunk in 4 loads too,
+//	   without the extracts. ksigns (1 byte per lookup) stays a 1-byte load.
 //	R8 Temps: peak 32-bit registers besides the 16 outputs, with all loads of
 //	   the chunk issued before first use; 8/16-bit loaded values take a 16-bit
 //	   register half each (two per 32-bit register); each output's own temporaries
@@ -137,6 +143,11 @@ func ChunkCost(t Type, s Strategy) Cost {
 func dev(width, count int, what string) Load { return Load{Device, width, count, what} }
 func cst(width, count int, what string) Load { return Load{Constant, width, count, what} }
 
+// gridRun is the loads of n codebook bytes that one lane reads from space sp
+// as runs of adjacent bytes of 4- or 8-byte entries: n / byteRunBytes loads
+// of byteRunBytes bytes (R10).
+func gridRun(sp Space, n int) Load { return Load{sp, byteRunBytes, n / byteRunBytes, "grid"} }
+
 // row builds a table row: loads, then FP32, Int, Convert, Temps.
 func row(loads []Load, fp32, integer, conv, temps int) Cost {
 	return Cost{Loads: loads, FP32: fp32, Int: integer, Convert: conv, Temps: temps}
@@ -147,8 +158,8 @@ func ld(l ...Load) []Load { return l }
 
 var (
 	dHalf      = dev(2, 1, "d")
-	gridBytes  = cst(1, 16, "grid")
-	gridBytes8 = cst(1, 8, "grid") // iq1: 2 entries of 4 bytes, a nibble pair each
+	gridBytes  = gridRun(Constant, 16) // R10: 2 entries of 8 bytes or 4 of 4
+	gridBytes8 = gridRun(Constant, 8)  // iq1: 2 entries of 4 bytes, a nibble pair each
 	gridWords  = cst(4, 4, "grid")
 	ksigns2    = cst(1, 2, "ksigns")
 	kvalues16  = cst(4, 16, "kvalues")

@@ -31,6 +31,26 @@ var loadCounter struct {
 	base   unsafe.Pointer // the block's first byte: decoders may pass a slice of it
 	bad    []string
 	consts []uintptr // the addresses of the chunk's constant loads, in order
+	run    byteRun   // the last constant load, if a run of 1-byte reads
+}
+
+// byteRun is a constant load made of adjacent 1-byte reads of one table
+// (ChunkCost's rule R10, byteRunBytes in load.go).
+type byteRun struct {
+	start uintptr // the first byte's address; 0: no run
+	n     int     // bytes read so far
+}
+
+// extends reports whether a 1-byte read at a joins the run: the byte after
+// the run's last, in the same table and the same byteRunBytes-aligned group
+// of it (the tables' bases are aligned to their element, their elements to
+// byteRunBytes).
+func (r byteRun) extends(a uintptr) bool {
+	if r.start == 0 || a != r.start+uintptr(r.n) {
+		return false
+	}
+	c, off, ok := tableAt(r.start)
+	return ok && a < c.base+c.bytes && off/byteRunBytes == (off+r.n)/byteRunBytes
 }
 
 func resetLoads(block []byte) {
@@ -40,6 +60,7 @@ func resetLoads(block []byte) {
 	loadCounter.base = unsafe.Pointer(unsafe.SliceData(block))
 	loadCounter.bad = nil
 	loadCounter.consts = loadCounter.consts[:0]
+	loadCounter.run = byteRun{}
 }
 
 // countDev records a device load of width bytes at b[off:], b being the block
@@ -56,9 +77,25 @@ func countDev(b []byte, off, width int) {
 	}
 }
 
+// countConst records a constant load of width bytes at p; a 1-byte read that
+// extends the previous load's byte run widens that load instead.
 func countConst(p unsafe.Pointer, width int) {
+	a, r := uintptr(p), &loadCounter.run
+	if width == 1 && r.extends(a) {
+		loadCounter.counts[loadKey{Constant, r.n}]--
+		if loadCounter.counts[loadKey{Constant, r.n}] == 0 {
+			delete(loadCounter.counts, loadKey{Constant, r.n})
+		}
+		r.n++
+		loadCounter.counts[loadKey{Constant, r.n}]++
+		return
+	}
 	loadCounter.counts[loadKey{Constant, width}]++
-	loadCounter.consts = append(loadCounter.consts, uintptr(p))
+	loadCounter.consts = append(loadCounter.consts, a)
+	*r = byteRun{}
+	if width == 1 {
+		*r = byteRun{start: a, n: 1}
+	}
 }
 
 func devU8Counted(b []byte, off int) uint8        { countDev(b, off, 1); return devU8(b, off) }

@@ -36,7 +36,7 @@ func ExampleChunkCost() {
 			s, c.LoadsFrom(dequant.Constant), c.BytesFrom(dequant.Constant), c.BytesFrom(dequant.Device), c.FP32, c.Int)
 	}
 	// Output:
-	// bytes: 18 constant loads (18 B), 10 device B, FP32 35, Int 63
+	// bytes: 6 constant loads (18 B), 10 device B, FP32 35, Int 63
 	// words: 4 constant loads (16 B), 10 device B, FP32 35, Int 87
 }
 

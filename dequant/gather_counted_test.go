@@ -54,15 +54,24 @@ var constTables = []constTable{
 	tableOf("kvalues_mxfp4_f", "kvalues", &kvaluesMXFP4F),
 }
 
-// constAt returns the table holding address a and a's byte offset in it.
-func constAt(t *testing.T, a uintptr) (constTable, int) {
+// tableAt returns the table holding address a and a's byte offset in it, and
+// false if a is in no known table.
+func tableAt(a uintptr) (constTable, int, bool) {
 	for _, c := range constTables {
 		if a >= c.base && a < c.base+c.bytes {
-			return c, int(a - c.base)
+			return c, int(a - c.base), true
 		}
 	}
-	t.Fatalf("constant load at %#x is in no known table", a)
-	return constTable{}, 0
+	return constTable{}, 0, false
+}
+
+// constAt is tableAt for a load that must be in a known table.
+func constAt(t *testing.T, a uintptr) (constTable, int) {
+	c, off, ok := tableAt(a)
+	if !ok {
+		t.Fatalf("constant load at %#x is in no known table", a)
+	}
+	return c, off
 }
 
 // quantRows reads a type's quantizer blocks from the shared golden sets:

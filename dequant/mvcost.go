@@ -27,6 +27,9 @@ import "fmt"
 //	   sumf[row] += ... is 1 FP32.
 //	V5 A threadgroup table read (shmem_f32[idx], svalues + idx) is a load
 //	   from Threadgroup memory of the entry's element width.
+//	V6 The byte reads of one codebook entry (grid[j] for j = 0..7 or 0..3,
+//	   a uint8 pointer into the aligned element, constant or threadgroup)
+//	   issue as loads of byteRunBytes bytes (ChunkCost's R10): gridRun.
 
 // Threadgroup is the threadgroup address space: the copies of a lookup table
 // some mat-vec kernels make before their k-loop (mxfp4, iq4_nl, iq4_xs, and
@@ -158,19 +161,19 @@ var matVecCosts = [numTypes]MatVecCost{
 		row(ld(dHalf, dev(1, 4, "scales"), dev(1, 8, "ql"), dev(1, 4, "qh")), 22, 76, 20, 13)),
 	TQ2_0: mv(32, row(y4x8, 56, 0, 0, 20), row(ld(dHalf, dev(1, 8, "qs")), 82, 0, 8, 10)),
 	IQ2_XXS: mv(32, row(y4x8, 0, 0, 0, 0),
-		row(ld(dHalf, dev(1, 4, "qs"), dev(2, 2, "qs"), tgl(1, 32, "grid"), tgl(1, 4, "ksigns")), 67, 103, 33, 10)),
+		row(ld(dHalf, dev(1, 4, "qs"), dev(2, 2, "qs"), gridRun(Threadgroup, 32), tgl(1, 4, "ksigns")), 67, 103, 33, 10)),
 	IQ2_XS: mv(32, row(y4x8, 0, 0, 0, 0),
-		row(ld(dHalf, dev(1, 1, "scales"), dev(2, 4, "qs"), tgl(1, 32, "grid"), tgl(1, 4, "ksigns")), 70, 106, 34, 10)),
+		row(ld(dHalf, dev(1, 1, "scales"), dev(2, 4, "qs"), gridRun(Threadgroup, 32), tgl(1, 4, "ksigns")), 70, 106, 34, 10)),
 	IQ2_S: mv(32, row(y4x8, 0, 0, 0, 0),
-		row(ld(dHalf, dev(1, 1, "scales"), dev(1, 1, "qh"), dev(1, 4, "qs"), dev(1, 4, "signs"), cst(1, 32, "grid")), 70, 110, 34, 10)),
+		row(ld(dHalf, dev(1, 1, "scales"), dev(1, 1, "qh"), dev(1, 4, "qs"), dev(1, 4, "signs"), gridRun(Constant, 32)), 70, 110, 34, 10)),
 	IQ3_XXS: mv(32, row(y4x8, 0, 0, 0, 0),
-		row(ld(dHalf, dev(2, 2, "qs"), dev(1, 8, "qs"), tgl(1, 32, "grid"), tgl(1, 4, "ksigns")), 68, 103, 33, 10)),
+		row(ld(dHalf, dev(2, 2, "qs"), dev(1, 8, "qs"), gridRun(Threadgroup, 32), tgl(1, 4, "ksigns")), 68, 103, 33, 10)),
 	IQ3_S: mv(32, row(y4x8, 0, 0, 0, 0),
-		row(ld(dHalf, dev(1, 1, "scales"), dev(1, 1, "qh"), dev(1, 8, "qs"), dev(1, 4, "signs"), tgl(1, 32, "grid")), 67, 123, 33, 10)),
+		row(ld(dHalf, dev(1, 1, "scales"), dev(1, 1, "qh"), dev(1, 8, "qs"), dev(1, 4, "signs"), gridRun(Threadgroup, 32)), 67, 123, 33, 10)),
 	IQ1_S: mv(32, row(y4x8, 32, 0, 0, 1),
-		row(ld(dHalf, dev(1, 4, "qs"), dev(2, 1, "qh"), cst(1, 16, "grid")), 36, 50, 33, 9)),
+		row(ld(dHalf, dev(1, 4, "qs"), dev(2, 1, "qh"), gridRun(Constant, 16)), 36, 50, 33, 9)),
 	IQ1_M: mv(32, row(y4x8, 32, 0, 0, 4),
-		row(ld(dev(2, 5, "scales"), dev(1, 4, "qs"), dev(1, 2, "qh"), cst(1, 16, "grid")), 42, 69, 34, 10)),
+		row(ld(dev(2, 5, "scales"), dev(1, 4, "qs"), dev(1, 2, "qh"), gridRun(Constant, 16)), 42, 69, 34, 10)),
 }
 
 // floatForms are the plain and _short forms of f32, f16 and bf16.

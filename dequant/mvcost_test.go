@@ -35,6 +35,20 @@ func table(sp Space, width, n int) []read {
 	return out
 }
 
+// entries returns the reads of n table entries of size bytes that the kernel
+// reads byte by byte (grid[j], j = 0..size-1, from a uint8 pointer into the
+// aligned entry): each entry's run of adjacent bytes is one load per
+// byteRunBytes of it (V6).
+func entries(sp Space, n, size int) []read {
+	var out []read
+	for range n {
+		for b := 0; b < size; b += byteRunBytes {
+			out = append(out, read{sp, -1, min(byteRunBytes, size-b)})
+		}
+	}
+	return out
+}
+
 func cat(rs ...[]read) []read { return slices.Concat(rs...) }
 
 // mvReader lists the reads of one row in one k-step by the lane at position p
@@ -112,25 +126,25 @@ var mvReaders = [numTypes]mvReader{
 	TQ2_0: {8, func(p int) []read { return cat([]read{devAt(64, 2)}, seq(4*p, 1, 4), seq(4*p+32, 1, 4)) }},
 	IQ2_XXS: {8, func(ib int) []read {
 		q := 2 + 8*ib
-		return cat([]read{devAt(0, 2)}, seq(q, 1, 4), seq(q+4, 2, 2), table(Threadgroup, 1, 32+4))
+		return cat([]read{devAt(0, 2)}, seq(q, 1, 4), seq(q+4, 2, 2), entries(Threadgroup, 4, 8), table(Threadgroup, 1, 4))
 	}},
 	IQ2_XS: {8, func(ib int) []read {
-		return cat([]read{devAt(0, 2), devAt(66+ib, 1)}, seq(2+8*ib, 2, 4), table(Threadgroup, 1, 32+4))
+		return cat([]read{devAt(0, 2), devAt(66+ib, 1)}, seq(2+8*ib, 2, 4), entries(Threadgroup, 4, 8), table(Threadgroup, 1, 4))
 	}},
 	IQ2_S: {8, func(ib int) []read {
-		return cat([]read{devAt(0, 2), devAt(74+ib, 1), devAt(66+ib, 1)}, seq(2+4*ib, 1, 4), seq(34+4*ib, 1, 4), table(Constant, 1, 32))
+		return cat([]read{devAt(0, 2), devAt(74+ib, 1), devAt(66+ib, 1)}, seq(2+4*ib, 1, 4), seq(34+4*ib, 1, 4), entries(Constant, 4, 8))
 	}},
 	IQ3_XXS: {8, func(ib int) []read {
-		return cat([]read{devAt(0, 2)}, seq(66+4*ib, 2, 2), seq(2+8*ib, 1, 8), table(Threadgroup, 1, 32+4))
+		return cat([]read{devAt(0, 2)}, seq(66+4*ib, 2, 2), seq(2+8*ib, 1, 8), entries(Threadgroup, 8, 4), table(Threadgroup, 1, 4))
 	}},
 	IQ3_S: {8, func(ib int) []read {
-		return cat([]read{devAt(0, 2), devAt(106+ib/2, 1), devAt(66+ib, 1)}, seq(2+8*ib, 1, 8), seq(74+4*ib, 1, 4), table(Threadgroup, 1, 32))
+		return cat([]read{devAt(0, 2), devAt(106+ib/2, 1), devAt(66+ib, 1)}, seq(2+8*ib, 1, 8), seq(74+4*ib, 1, 4), entries(Threadgroup, 8, 4))
 	}},
 	IQ1_S: {8, func(ib int) []read {
-		return cat([]read{devAt(0, 2)}, seq(2+4*ib, 1, 4), []read{devAt(34+2*ib, 2)}, table(Constant, 1, 16))
+		return cat([]read{devAt(0, 2)}, seq(2+4*ib, 1, 4), []read{devAt(34+2*ib, 2)}, entries(Constant, 4, 4))
 	}},
 	IQ1_M: {8, func(ib int) []read {
-		return cat(seq(48, 2, 4), []read{devAt(48+2*(ib/2), 2)}, seq(4*ib, 1, 4), seq(32+2*ib, 1, 2), table(Constant, 1, 16))
+		return cat(seq(48, 2, 4), []read{devAt(48+2*(ib/2), 2)}, seq(4*ib, 1, 4), seq(32+2*ib, 1, 2), entries(Constant, 4, 4))
 	}},
 }
 
