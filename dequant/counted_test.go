@@ -167,10 +167,10 @@ func TestCountedCopy(t *testing.T) {
 	if err := os.WriteFile(ov, overlay, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"test", "-overlay", ov, "-tags", "countedcopy", "-run", "^(" + strings.Join(countedTests, "|") + ")$", "."}
-	if testing.Verbose() {
-		args = append(args, "-v")
-	}
+	// -v always: the child's result lines show that every countedTests entry
+	// ran (a renamed test or a lost build tag would otherwise pass as "no
+	// tests to run").
+	args := []string{"test", "-v", "-overlay", ov, "-tags", "countedcopy", "-run", "^(" + strings.Join(countedTests, "|") + ")$", "."}
 	if *updateGather {
 		args = append(args, "-args", "-update-gather")
 	}
@@ -178,5 +178,13 @@ func TestCountedCopy(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	t.Logf("go %s:\n%s", strings.Join(args, " "), out)
+	for _, name := range countedTests {
+		// a test that skips (no ../shared beside the clone) still ran
+		if !bytes.Contains(out, []byte("--- PASS: "+name+" ")) && !bytes.Contains(out, []byte("--- SKIP: "+name+" ")) {
+			t.Errorf("go %s: %s did not run\n%s", strings.Join(args, " "), name, out)
+		}
+	}
+	if testing.Verbose() {
+		t.Logf("go %s:\n%s", strings.Join(args, " "), out)
+	}
 }
