@@ -20,8 +20,9 @@ type Shape struct {
 	HalfB               bool // f16 activations (else f32)
 	Broadcast           bool // MUL_MAT_ID: every slot of a token reads one activation row (b = 1)
 	// DenseBatch and DenseBroadcast are a MUL_MAT's batch dims, its
-	// DenseProblem's Batch and Broadcast (test-backend-ops bs and nr; 0 or 1:
-	// one matmul).
+	// DenseProblem's Batch and Broadcast (test-backend-ops bs and nr; 1: one
+	// matmul). Unlike a DenseProblem's, 0 is refused: a shape is what a user
+	// gave, and a count of 0 is a mistake there, not a default.
 	DenseBatch, DenseBroadcast int
 }
 
@@ -35,6 +36,14 @@ func (s Shape) Problem(n, m, k int) (tile.Problem, error) {
 // Workload returns the shape's op with n tokens and rows x k, validated.
 func (s Shape) Workload(n, m, k int) (tile.Workload, error) {
 	if s.Op == tile.OpMulMat {
+		for _, d := range []struct {
+			name string
+			v    int
+		}{{"bs (batch)", s.DenseBatch}, {"nr (broadcast)", s.DenseBroadcast}} {
+			if d.v < 1 || d.v > tile.MaxBatch {
+				return tile.Workload{}, fmt.Errorf("problem: %s = %d: must be in [1, %d]", d.name, d.v, tile.MaxBatch)
+			}
+		}
 		p := tile.DenseProblem{M: m, N: n, K: k, TypeA: s.TypeA, HalfB: s.HalfB, Batch: s.DenseBatch, Broadcast: s.DenseBroadcast}
 		return tile.DenseWorkload(p), p.Validate()
 	}

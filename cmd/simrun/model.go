@@ -40,7 +40,7 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	typeA := fs.String("type", "q4_0", "weight type of every expert tensor ("+dequant.TypeNames()+"); with --gguf it overrides the file's types")
 	typeB := fs.String("type-b", "f32", "activation type (f32, f16)")
 	format := fs.String("format", "text", "output: text, csv or json")
-	shape := shapeFlags{}
+	shape := shapeFlags{bs: 1, nr: 1} // no --bs and --nr: one matmul per tensor
 	shape.registerOp(fs, "each matmul as one expert's dense MUL_MAT over the n tokens")
 	if code, ok := parseFlagsOnly(fs, args, "model", stderr); !ok {
 		return code

@@ -28,7 +28,7 @@ func runOccupancy(args []string, stdout, stderr io.Writer) int {
 	typeA := fs.String("type", "q4_0", "weight type, for the variant's registers")
 	typeB := fs.String("type-b", "f32", "activation type (f32, f16), for the variant's registers")
 	nFlag := fs.Int("n", 0, "tokens, for the kernel llama.cpp dispatches (0: the variant's tile tokens, nr1)")
-	sf := shapeFlags{}
+	sf := shapeFlags{bs: 1, nr: 1} // occupancy has no --bs and --nr: one matmul
 	sf.registerOp(fs, "a dense matmul")
 	threads := fs.Int("threads", 0, "threads per threadgroup (default: the variant's)")
 	regs := fs.Int("regs", 0, "registers per thread (default: the variant's)")
