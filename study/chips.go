@@ -26,6 +26,13 @@ func LoadChips(label, s string) ([]*chips.Chip, error) {
 			// a list takes chip files among its items
 			return nil, fmt.Errorf("%s: %s", label, strings.Replace(err.Error(), "; or load one with --chip-file", "; or give a chip .json file", 1))
 		}
+		for _, prev := range out {
+			// one chip twice (an alias and its name, or a file of the same
+			// name) would give duplicate points that no column tells apart
+			if prev.Name == c.Name {
+				return nil, fmt.Errorf("%s: %q is %s, given already (a what-if chip file needs a name of its own)", label, it, c.Name)
+			}
+		}
 		out = append(out, c)
 	}
 	return out, nil

@@ -85,6 +85,8 @@ func TestBadInputFailsEarly(t *testing.T) {
 		// repeated a repeated chip
 		{[]string{"compare", "--n", "32,32", "upstream", "halftile"}, `--n "32,32": "32" is given twice`},
 		{[]string{"sweep", "--chip", "M1 Pro, M1 Pro"}, `--chip "M1 Pro, M1 Pro": "M1 Pro" is given twice`},
+		{[]string{"sweep", "--chip", "M1,M1 8-core GPU"}, `--chip: "M1 8-core GPU" is M1 8-core GPU, given already (a what-if chip file needs a name of its own)`},
+		{[]string{"compare", "--chip", "M1,../../chips/data/m1-8c.json", "upstream", "halftile"}, `--chip: "../../chips/data/m1-8c.json" is M1 8-core GPU, given already`},
 		{[]string{"compare", "--shapes", "", "upstream", "halftile"}, `--shapes "": empty; give a value (`},
 		// trace outputs are checked before the run: a directory, an empty name
 		{[]string{"trace", "--full", "--out", dir}, "is a directory, want a file name"},
