@@ -117,6 +117,7 @@ type UntimedError struct {
 	Tensors []string // the weights of the type, in graph order
 }
 
+// Error names the type, the tensors of it and the types that are timed.
 func (e *UntimedError) Error() string {
 	var names []string
 	for _, d := range dequant.Types() {
