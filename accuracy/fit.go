@@ -61,7 +61,7 @@ func (o FitOptions) CheckFlags() error {
 // FitOptions control a fit.
 type FitOptions struct {
 	Sim      sim.Options
-	MaxEvals int  // objective evaluations per fit, in [0, MaxEvals] (0: 40 per parameter)
+	MaxEvals int  // objective evaluations per fit, start, grid and simplex together, in [0, MaxEvals] (0: the full grid and 40 simplex evaluations per parameter, at most MaxEvals)
 	CV       bool // run leave-one-problem-out cross-validation
 	// DeltaWeight weighs the variant-delta errors against the absolute errors
 	// in the loss (0: 1).
@@ -102,7 +102,7 @@ func Fit(cases []Case, params []FitParam, opt FitOptions) (*FitResult, error) {
 		return nil, fmt.Errorf("fit: max evaluations = %d: must be in [0, %d]", opt.MaxEvals, MaxEvals)
 	}
 	if opt.MaxEvals == 0 {
-		opt.MaxEvals = 40 * len(params)
+		opt.MaxEvals = defaultEvals(len(params))
 	}
 	if opt.DeltaWeight <= 0 {
 		opt.DeltaWeight = 1
@@ -247,7 +247,56 @@ func gridPoints(d int) int {
 	return 3
 }
 
+// defaultEvals is the evaluation budget of a fit of d parameters when
+// --max-evals is 0: the start, the full grid and 40 simplex evaluations per
+// parameter, at most MaxEvals.
+func defaultEvals(d int) int {
+	return min(1+pow(gridPoints(d), d)+40*d, MaxEvals)
+}
+
+// pow returns b^e, saturated at MaxEvals+1 (the grids compared against a
+// budget of at most MaxEvals evaluations).
+func pow(b, e int) int {
+	r := 1
+	for range e {
+		if r *= b; r > MaxEvals {
+			return MaxEvals + 1
+		}
+	}
+	return r
+}
+
+// gridSize returns the points per dimension of the coarse grid a budget of
+// evals evaluations affords for d parameters: the most, up to gridPoints(d),
+// that leave the start's evaluation and a first simplex (d+1 points) within
+// the budget; 0 when not even one point fits.
+func gridSize(d, evals int) int {
+	for g := gridPoints(d); g > 0; g-- {
+		if 1+pow(g, d)+d+1 <= evals {
+			return g
+		}
+	}
+	return 0
+}
+
+// minimize fits params to cases from start (search, with the fit's loss as
+// the objective).
 func minimize(cases []Case, params []FitParam, start []float64, opt FitOptions) ([]float64, float64, int, error) {
+	loss := func(v []float64) (float64, error) {
+		rep, err := evaluate(cases, params, v, opt.Sim)
+		if err != nil {
+			return 0, err
+		}
+		return objective(rep, opt.DeltaWeight), nil
+	}
+	return search(loss, params, start, opt.MaxEvals)
+}
+
+// search minimises loss over the parameters' box from start: a coarse grid,
+// then a Nelder-Mead simplex, in at most maxEvals calls of loss in all (the
+// start, the grid and the simplex). It returns the best values, their loss and
+// the calls made.
+func search(loss func([]float64) (float64, error), params []FitParam, start []float64, maxEvals int) ([]float64, float64, int, error) {
 	x0 := make([]float64, len(params))
 	for i, p := range params {
 		x0[i] = toX(p, start[i])
@@ -263,18 +312,18 @@ func minimize(cases []Case, params []FitParam, start []float64, opt FitOptions) 
 	evals := 0
 	problem := optimize.Problem{Func: func(x []float64) float64 {
 		evals++
-		rep, err := evaluate(cases, params, vals(x), opt.Sim)
+		f, err := loss(vals(x))
 		if err != nil {
 			evalErr = err
 			return math.Inf(1)
 		}
-		return objective(rep, opt.DeltaWeight)
+		return f
 	}}
-	// coarse grid in value space, keeping the start if it is better
-	g := gridPoints(len(params))
 	best := problem.Func(x0)
+	// coarse grid in value space, keeping the start if it is better
+	g := gridSize(len(params), maxEvals)
 	idx := make([]int, len(params))
-	for {
+	for g > 0 && evalErr == nil {
 		x := make([]float64, len(params))
 		for i, p := range params {
 			x[i] = toX(p, p.Lo+(float64(idx[i])+0.5)/float64(g)*(p.Hi-p.Lo))
@@ -289,15 +338,19 @@ func minimize(cases []Case, params []FitParam, start []float64, opt FitOptions) 
 			}
 			idx[i] = 0
 		}
-		if i == len(idx) || evalErr != nil {
+		if i == len(idx) {
 			break
 		}
 	}
 	if evalErr != nil {
 		return nil, 0, evals, evalErr
 	}
-	settings := &optimize.Settings{FuncEvaluations: opt.MaxEvals, Converger: &optimize.FunctionConverge{Absolute: 1e-6, Relative: 1e-4, Iterations: 20}}
-	r, err := optimize.Minimize(problem, x0, settings, &optimize.NelderMead{SimplexSize: 4.0 / float64(g)})
+	left := maxEvals - evals
+	if left <= 0 {
+		return vals(x0), best, evals, nil
+	}
+	settings := &optimize.Settings{FuncEvaluations: left, Converger: &optimize.FunctionConverge{Absolute: 1e-6, Relative: 1e-4, Iterations: 20}}
+	r, err := optimize.Minimize(problem, x0, settings, &optimize.NelderMead{SimplexSize: 4.0 / float64(max(g, 1))})
 	if evalErr != nil {
 		return nil, 0, evals, evalErr
 	}

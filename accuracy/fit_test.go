@@ -96,3 +96,48 @@ func TestParseFitParamDefaultBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchStaysWithinMaxEvals: the start, the grid and the simplex together
+// call the loss at most maxEvals times, however many parameters (a grid of
+// 3^10 points would take 59,049 calls alone).
+func TestSearchStaysWithinMaxEvals(t *testing.T) {
+	for _, d := range []int{1, 2, 5, 10} {
+		params := make([]FitParam, d)
+		start := make([]float64, d)
+		for i := range params {
+			params[i] = FitParam{Name: "p", Chip: "c", Lo: 0, Hi: 10}
+			start[i] = 9
+		}
+		for _, maxEvals := range []int{1, 2, 7, 50, defaultEvals(d), MaxEvals} {
+			calls := 0
+			loss := func(v []float64) (float64, error) {
+				calls++
+				s := 0.0
+				for _, x := range v {
+					s += (x - 3) * (x - 3)
+				}
+				return s, nil
+			}
+			_, _, evals, err := search(loss, params, start, maxEvals)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if calls > maxEvals || evals != calls {
+				t.Errorf("%d parameters, max evals %d: %d calls of the loss (%d counted)", d, maxEvals, calls, evals)
+			}
+		}
+	}
+}
+
+// TestDefaultEvalsKeepsTheFullGrid: the default budget holds the start, the
+// full grid and 40 simplex evaluations per parameter while that fits in
+// MaxEvals.
+func TestDefaultEvalsKeepsTheFullGrid(t *testing.T) {
+	for _, tc := range []struct{ d, evals, grid int }{
+		{1, 50, 9}, {2, 117, 6}, {3, 185, 4}, {5, 444, 3}, {6, 970, 3}, {7, MaxEvals, 2}, {10, MaxEvals, 1},
+	} {
+		if e, g := defaultEvals(tc.d), gridSize(tc.d, defaultEvals(tc.d)); e != tc.evals || g != tc.grid {
+			t.Errorf("%d parameters: default budget %d, grid %d per dimension; want %d and %d", tc.d, e, g, tc.evals, tc.grid)
+		}
+	}
+}

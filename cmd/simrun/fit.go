@@ -31,7 +31,7 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 	sf.register(fs)
 	tf.register(fs)
 	cv := fs.Bool("cv", false, "also run leave-one-problem-out cross-validation (one full fit per held-out problem)")
-	maxEvals := fs.Int("max-evals", 0, fmt.Sprintf("simplex evaluations per fit after the grid, at most %d (0: 40 per parameter)", accuracy.MaxEvals))
+	maxEvals := fs.Int("max-evals", 0, fmt.Sprintf("evaluations per fit, the start, the coarse grid (shrunk to fit) and the simplex together, at most %d (0: the full grid and 40 simplex evaluations per parameter, at most %d)", accuracy.MaxEvals, accuracy.MaxEvals))
 	outDir := fs.String("out-dir", ".", "directory for the fitted chip files")
 	deltaWeight := fs.Float64("delta-weight", 1, "weight of the variant-delta errors against the absolute errors in the loss")
 	if code, ok := parse(fs, args); !ok {
