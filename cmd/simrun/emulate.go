@@ -22,6 +22,7 @@ func runEmulate(args []string, stdout, stderr io.Writer) int {
 	pf.register(fs)
 	kf.register(fs, "simdgroup")
 	seed := fs.Uint64("seed", 1, "seed of the operands and the routing")
+	maxMACs := fs.Float64("max-macs", trace.DefaultMaxEmulateMACs, "bound on the multiply-accumulates the emulation executes, padding included (README, \"Bounded work\"); a run past it exits 2 with its estimate")
 	workers := fs.Int("workers", 0, "emulation goroutines (0: GOMAXPROCS); the output is the same for any value")
 	for _, d := range []struct {
 		name string
@@ -50,6 +51,12 @@ func runEmulate(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := trace.CheckEmulateMemory(w); err != nil {
 		return fail(stderr, "emulate", fmt.Errorf("--experts, --m, --k, --n: %w", err))
+	}
+	if !(*maxMACs >= 1 && *maxMACs <= 1e18) {
+		return fail(stderr, "emulate", fmt.Errorf("--max-macs = %g: must be in [1, 1e18]", *maxMACs))
+	}
+	if err := trace.CheckEmulateMACs(w, kern, k, *maxMACs); err != nil {
+		return fail(stderr, "emulate", flagError(err)) // the plan checks k against the tile
 	}
 	start := time.Now()
 	em, err := trace.Emulate(w, kern, k, *seed, *workers)

@@ -9,8 +9,9 @@ import (
 // TestWorkBound: every command that simulates estimates its runs before any
 // starts; past --max-work it exits 2 at once, with the estimate and the
 // --max-work that accepts it, and prints no result. trace applies simulate's
-// limits (map0's launch, the work of the dispatch or of its window), and
-// fit's evaluations are bounded.
+// limits (map0's launch, the work of the dispatch or of its window),
+// fit's evaluations are bounded, and so are emulate's multiply-accumulates
+// (--max-macs).
 func TestWorkBound(t *testing.T) {
 	huge := sweepWriteFile(t, t.TempDir(), "huge.tsv", measureTSVHead+
 		"M1 Pro 16-core GPU\tsimdgroup\tMUL_MAT_ID\tq4_0\tf32\t1024\t8\t1048576\t1048576\t16777216\tupstream\t100\n")
@@ -29,6 +30,9 @@ func TestWorkBound(t *testing.T) {
 		{[]string{"model", "--preset", "qwen3-30b", "--n", "16777216"}, []string{past, "--max-work"}},
 		{[]string{"trace", "--experts", "4096", "--used", "64", "--out", "-"}, []string{"--experts = 4096: must be in [1, 1024] on M1 Pro 16-core GPU"}},
 		{[]string{"trace", "--full", "--n", "100000", "--out", "-"}, []string{"instructions issued one by one and recorded", past, "--max-work"}},
+		{[]string{"emulate", "--experts", "128", "--used", "8", "--m", "4096", "--k", "4096", "--n", "4096"}, []string{"estimated 6.18e+11 multiply-accumulates", "past the bound of 2e+09", "--max-macs 6.2e+11 accepts it"}},
+		{[]string{"emulate", "--n", "64", "--max-macs", "1e5"}, []string{"past the bound of 1e+05", "--max-macs"}},
+		{[]string{"emulate", "--max-macs", "0"}, []string{"--max-macs = 0: must be in [1, 1e18]"}},
 		{[]string{"trace", "--window", "0:1e8", "--sample", "1000", "--n", "100000", "--out", "-"}, []string{past}},
 	} {
 		start := time.Now()
