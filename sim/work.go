@@ -10,12 +10,21 @@ import (
 )
 
 // Work is what a run will simulate, estimated before it runs from the grid's
-// size and the instruction counts of its programs (an upper bound of what
-// the engines do: every threadgroup a full tile unless it exits early). The
-// counts are floats: an adversarial shape's would overflow an int64.
+// size and the instruction counts of its programs: an upper bound of the
+// threadgroups the engines dispatch and of the instructions map0 and the
+// detailed engine issue (every threadgroup a full tile unless it exits
+// early). It leaves out the fast engine's core-mix measurements, which are
+// simulated instruction by instruction too: each composition of k-loop
+// classes a core meets is measured for a few k-steps, and for more once the
+// run's use of it pays for them (engine/mixes.go), so their cost follows the
+// compositions the routing and the timing produce, which no count of the
+// grid bounds short of every multiset of classes; a Simulator measures each
+// composition once for all its runs (docs/performance.md, "Bounded work",
+// gives their size on the shapes measured). The counts are floats: an
+// adversarial shape's would overflow an int64.
 type Work struct {
 	Threadgroups float64 // threadgroups dispatched over every draw: the fast engine's events
-	Instructions float64 // simdgroup instructions issued one by one: map0's, and the grid's on the detailed engine
+	Instructions float64 // simdgroup instructions issued one by one: map0's, and the grid's on the detailed engine (not the fast engine's mix measurements)
 	// Observed marks a detailed run with a listener (Observe: a trace
 	// recorder), whose instructions cost more.
 	Observed bool
@@ -81,6 +90,8 @@ type WorkError struct {
 	Max  float64
 }
 
+// Error returns the estimate, the bound it is past and the size of a unit;
+// the CLI adds the --max-work that accepts the run.
 func (e *WorkError) Error() string {
 	return fmt.Sprintf("estimated work %s; past the bound of %.3g units (a unit is about 15 ns of one core)", e.Work, e.Max)
 }
