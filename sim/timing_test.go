@@ -149,22 +149,29 @@ func TestOtherShapesDoNotLeak(t *testing.T) {
 		{"mul_mm_id m=4096 after m=512", mm(512), mm(4096)},
 		{"mul_mv_id m=5 after m=13", mv(13), mv(5)},
 	} {
-		alone, err := tc.second(sim.NewSimulator())
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := sim.NewSimulator()
-		if _, err := tc.first(s); err != nil {
-			t.Fatal(err)
-		}
-		after, err := tc.second(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a, b := modelOutputs(t, after), modelOutputs(t, alone); a != b {
-			t.Errorf("%s: %.4f µs, alone %.4f µs\n%s\nalone:\n%s", tc.name, after.TotalUs, alone.TotalUs, a, b)
-		}
+		runAloneAndAfter(t, tc.name, tc.first, tc.second)
 	}
+}
+
+// runAloneAndAfter runs second on a fresh Simulator and on one that ran first,
+// and reports an error where the two predictions differ in any model output.
+func runAloneAndAfter(t *testing.T, name string, first, second func(*sim.Simulator) (*sim.Result, error)) (alone, after *sim.Result) {
+	t.Helper()
+	alone, err := second(sim.NewSimulator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sim.NewSimulator()
+	if _, err := first(s); err != nil {
+		t.Fatal(err)
+	}
+	if after, err = second(s); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := modelOutputs(t, after), modelOutputs(t, alone); a != b {
+		t.Errorf("%s: %.4f µs, alone %.4f µs\n%s\nalone:\n%s", name, after.TotalUs, alone.TotalUs, a, b)
+	}
+	return alone, after
 }
 
 // TestOtherMSharesMixes: a mix measurement does not read the activation
@@ -195,21 +202,7 @@ func TestOtherMSharesMixes(t *testing.T) {
 		{"mul_mv_id m=1792 after m=768", moe(768, 8), moe(1792, 8)},
 		{"mul_mm_id m=1024 after m=512", moe(512, 128), moe(1024, 128)},
 	} {
-		alone, err := tc.second(sim.NewSimulator())
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := sim.NewSimulator()
-		if _, err := tc.first(s); err != nil {
-			t.Fatal(err)
-		}
-		after, err := tc.second(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a, b := modelOutputs(t, after), modelOutputs(t, alone); a != b {
-			t.Errorf("%s: %.4f µs, alone %.4f µs\n%s\nalone:\n%s", tc.name, after.TotalUs, alone.TotalUs, a, b)
-		}
+		alone, after := runAloneAndAfter(t, tc.name, tc.first, tc.second)
 		if after.Sim.Instructions >= alone.Sim.Instructions {
 			t.Errorf("%s simulated %d instructions, alone %d: want fewer (the first run measured its mixes)",
 				tc.name, after.Sim.Instructions, alone.Sim.Instructions)
