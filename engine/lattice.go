@@ -3,9 +3,10 @@ package engine
 // The composition lattice: on a core that holds many short threadgroups of
 // two k-loop classes (mul_mv_id's weights from DRAM and from the SLC), a run
 // meets hundreds of compositions (a, b), each a mix measurement of a + b
-// threadgroups. Their per-class periods are smooth in a and b, so only a
-// lattice of them is measured and the rest are interpolated linearly
-// (docs/model.md §3, "The composition lattice").
+// threadgroups, and the one-class ones of every count. Their per-class
+// periods are smooth in the counts, so only a lattice of them is measured
+// and the rest are interpolated linearly (docs/model.md §3, "The composition
+// lattice").
 
 const (
 	// latticeStep is the lattice's spacing in each class's count and in the
@@ -32,10 +33,12 @@ type latticeCorner struct {
 
 // latticeCorners returns the measured compositions, at most 3, whose
 // weighted mean stands for the composition ids (canonically sorted) on a
-// core of occ slots, or nil if it is measured itself: it has not exactly two
-// classes, occ is below latticeMinTGs, or it is a lattice point.
+// core of occ slots, or nil if it is measured itself: it has more than two
+// classes, occ is below latticeMinTGs, or it is a lattice point. A one-class
+// composition is read on a 1-D lattice (oneClassCorners).
 //
-// Coordinates: u = a - 1 and v = occ - a - b (the free slots), so the domain
+// Two classes:
+// coordinates u = a - 1 and v = occ - a - b (the free slots), so the domain
 // u, v ≥ 0, u + v ≤ w = occ - 2 keeps both classes in every corner (a
 // corner without a class has no period for it) and the full core (v = 0) is
 // a lattice line. The cell of step s at (u0, v0) is cut into two triangles
@@ -43,8 +46,11 @@ type latticeCorner struct {
 // the edge b = 1 (u + v = w) a cell is cut short there, its corners on the
 // edge; a point whose upper triangle would leave the domain is measured.
 func latticeCorners(ids []int, occ int) []latticeCorner {
-	if occ < latticeMinTGs || len(ids) < 2 || ids[0] == ids[len(ids)-1] {
+	if occ < latticeMinTGs || len(ids) == 0 || len(ids) > occ {
 		return nil
+	}
+	if ids[0] == ids[len(ids)-1] {
+		return oneClassCorners(len(ids), occ)
 	}
 	a := 0
 	for _, id := range ids {
@@ -82,8 +88,27 @@ func latticeCorners(ids []int, occ int) []latticeCorner {
 	return []latticeCorner{at(u0+s, v0+s, float64(du+dv)/fs-1), at(u0+s, v0, 1-float64(dv)/fs), at(u0, v0+s, 1-float64(du)/fs)}
 }
 
+// oneClassCorners returns the measured compositions, at most 2, whose
+// weighted mean stands for c threadgroups of one class on a core of occ
+// slots, or nil if it is measured itself. The lattice is 1-D in the free
+// slots v = occ - c, of step latticeStep: the full core (v = 0) is a lattice
+// point, and so is one threadgroup alone (v = occ - 1), where the last cell is
+// cut short.
+func oneClassCorners(c, occ int) []latticeCorner {
+	const s = latticeStep
+	v := occ - c
+	v0 := v - v%s
+	if v == v0 || c == 1 {
+		return nil
+	}
+	v1 := min(v0+s, occ-1)
+	f := float64(v-v0) / float64(v1-v0)
+	return []latticeCorner{{a: occ - v0, w: 1 - f}, {a: occ - v1, w: f}}
+}
+
 // latticeMix returns the weighted mean of the corners' measurements at
-// precision p of the composition of classes A and B.
+// precision p of the composition of classes A and B (A == B for a one-class
+// composition, whose corners have b = 0).
 func (v *cacheView) latticeMix(corners []latticeCorner, A, B int, p precision) *mixResult {
 	r := &mixResult{}
 	var ids []int

@@ -63,7 +63,54 @@ func TestLatticeCornersReproduceThePoint(t *testing.T) {
 			t.Logf("occ %d: %d of %d two-class compositions measured", occ, len(measured), points)
 		}
 	}
-	if latticeCorners([]int{A, A, A, A, A, A, A, A, A, A, A, A, A}, 38) != nil {
-		t.Error("a one-class composition interpolated")
+}
+
+// TestLatticeOneClassCorners checks every one-class composition of a core of
+// occ slots: its corners are one-class compositions within the core whose
+// non-negative weights sum to 1 and whose weighted count is its own; the
+// full core and one threadgroup alone are measured themselves, and so is
+// every fourth free slot count, at most a third of the counts in all. Below
+// latticeMinTGs every composition is measured.
+func TestLatticeOneClassCorners(t *testing.T) {
+	const A = 3
+	for _, occ := range []int{latticeMinTGs - 1, latticeMinTGs, 15, 38} {
+		measured := map[int]bool{}
+		for c := 1; c <= occ; c++ {
+			ids := make([]int, c)
+			for i := range ids {
+				ids[i] = A
+			}
+			cs := latticeCorners(ids, occ)
+			if occ < latticeMinTGs || c == 1 || c == occ || (occ-c)%latticeStep == 0 {
+				if cs != nil {
+					t.Fatalf("occ %d: %d threadgroups interpolated, want measured", occ, c)
+				}
+				if occ >= latticeMinTGs {
+					measured[c] = true
+				}
+				continue
+			}
+			if cs == nil {
+				t.Fatalf("occ %d: %d threadgroups measured, want interpolated", occ, c)
+			}
+			var w, wa float64
+			for _, k := range cs {
+				if k.w < 0 || k.a < 1 || k.b != 0 || k.a > occ {
+					t.Fatalf("occ %d (%d): corner %+v outside the core, of another class or of negative weight", occ, c, k)
+				}
+				if k.w > 0 {
+					measured[k.a] = true
+				}
+				w += k.w
+				wa += k.w * float64(k.a)
+			}
+			// weights are ratios of small integers: exact to rounding
+			if math.Abs(w-1) > 1e-12 || math.Abs(wa-float64(c)) > 1e-9 {
+				t.Errorf("occ %d (%d): weights sum to %g, weighted count %g", occ, c, w, wa)
+			}
+		}
+		if occ >= latticeMinTGs && 3*len(measured) > occ+2 {
+			t.Errorf("occ %d: %d of %d one-class compositions measured, want about a third at most", occ, len(measured), occ)
+		}
 	}
 }
