@@ -201,35 +201,14 @@ func BenchmarkDenseRows(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			type row struct {
-				c *chips.Chip
-				p tile.DenseProblem
-			}
-			var rows []row
+			var rows []kernelRow
 			for _, c := range chipList {
 				for _, p := range llama7BRows(n) {
-					rows = append(rows, row{c, p})
+					rows = append(rows, kernelRow{c, tile.DenseWorkload(p), tile.Upstream()})
 				}
 			}
 			for i := 0; i < b.N; i++ {
-				s := sim.NewSimulator()
-				var next atomic.Int64
-				var wg sync.WaitGroup
-				for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						for j := int(next.Add(1)) - 1; j < len(rows); j = int(next.Add(1)) - 1 {
-							r := rows[j]
-							k := tile.Kernel{Variant: tile.Upstream(), Path: sim.DefaultPath(r.c)}
-							if _, err := s.RunWorkload(tile.DenseWorkload(r.p), k, tile.KernelAuto, r.c, sim.Options{}); err != nil {
-								b.Error(err)
-								return
-							}
-						}
-					}()
-				}
-				wg.Wait()
+				runRows(b, rows)
 			}
 			b.ReportMetric(float64(len(rows)), "rows/op")
 		})
