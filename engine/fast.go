@@ -26,11 +26,13 @@ const (
 )
 
 type slot struct {
-	class  int
-	phase  uint8
-	period float64 // cycles per k-step in the current mix, at full DRAM bandwidth
-	end    float64 // work-clock value at which the k-loop is done
-	at     float64 // phPre: when its k-loop starts
+	class    int
+	mix      int     // its class's k-loop class (classInfo.mixID)
+	dramStep float64 // its class's DRAM bytes per k-step
+	phase    uint8
+	period   float64 // cycles per k-step in the current mix, at full DRAM bandwidth
+	end      float64 // work-clock value at which the k-loop is done
+	at       float64 // phPre: when its k-loop starts
 }
 
 // fastCore is one core at threadgroup level. Its work clock W advances at the
@@ -44,8 +46,8 @@ type fastCore struct {
 	mix      *mixResult // the mix its k-looping threadgroups run, nil if none
 	comp     *runMix    // the composition mix was read for
 	stay     float64    // its expected stay in comp, counted in comp.pending
-	ids      []int
-	w        float64 // work clock at wAt
+	ids      []int      // the k-loop classes of its k-looping threadgroups, in canonical order
+	w        float64    // work clock at wAt
 	wAt      float64
 	wMix     float64 // work clock at mixSince
 	lag      float64 // work its DRAM share brought during pauses that it has not done yet
@@ -221,12 +223,6 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 			c.comp.pending -= c.stay
 			c.stay = 0
 		}
-		c.ids = c.ids[:0]
-		for s := range c.slots {
-			if sl := &c.slots[s]; sl.phase == phBody {
-				c.ids = append(c.ids, v.class(sl.class).mixID)
-			}
-		}
 		demand -= c.demand
 		c.demand = 0
 		c.first = math.Inf(1)
@@ -236,7 +232,6 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 			schedule(ci, t)
 			return
 		}
-		v.sortMix(c.ids)
 		rm := v.comp(c.ids)
 		// the core's expected stay in the composition, under the coarse
 		// periods: until its first k-loop ends or a launched threadgroup
@@ -245,7 +240,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 		for s := range c.slots {
 			switch sl := &c.slots[s]; sl.phase {
 			case phBody:
-				p := rm.coarse.period.of(v.class(sl.class).mixID)
+				p := rm.coarse.period.of(sl.mix)
 				stay = min(stay, (sl.end-c.w)*p/sl.period/scale)
 			case phPre:
 				stay = min(stay, sl.at-t)
@@ -259,12 +254,12 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 			if sl.phase != phBody {
 				continue
 			}
-			p := r.period.of(v.class(sl.class).mixID)
+			p := r.period.of(sl.mix)
 			// remaining work keeps its fraction of a step under the new period
 			sl.end = c.w + (sl.end-c.w)*p/sl.period
 			sl.period = p
 			c.first = min(c.first, sl.end)
-			c.demand += v.class(sl.class).traffic.dramStep / p
+			c.demand += sl.dramStep / p
 		}
 		demand += c.demand
 		rescale(t)
@@ -290,7 +285,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 			c.pauses = append(c.pauses, pause{begin, start})
 			schedule(ci, t)
 		}
-		sl.class = id
+		sl.class, sl.mix, sl.dramStep = id, info.mixID, info.traffic.dramStep
 		sl.phase = phPre
 		sl.at = start + info.overhead
 		if info.prog.Exit {
@@ -313,6 +308,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 				sl := &c.slots[s]
 				if sl.phase == phBody && sl.end <= c.w+1e-6*max(1, sl.period) {
 					sl.phase = phIdle
+					c.ids = removeMix(c.ids, sl.mix)
 					done = true
 				}
 			}
@@ -338,6 +334,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 			sl.phase = phBody
 			sl.period = 1
 			sl.end = c.w + float64(v.class(sl.class).prog.Steps)
+			c.ids = v.insertMix(c.ids, sl.mix)
 			update(ci, t)
 		case phExit:
 			sl.phase = phIdle
@@ -359,4 +356,11 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 		res.util.DRAM = res.dramBytes / (res.cycles * bw)
 	}
 	return res
+}
+
+// removeMix removes one k-loop class id from a composition (its members are
+// interchangeable, so which one does not matter), keeping the order.
+func removeMix(ids []int, id int) []int {
+	i := slices.Index(ids, id)
+	return slices.Delete(ids, i, i+1)
 }

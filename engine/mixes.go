@@ -536,19 +536,21 @@ func (v *cacheView) class(id int) *classInfo {
 	return v.info[id]
 }
 
-// sortMix orders k-loop class ids canonically (by rank, then id), so a mix is
-// simulated the same way whatever ids its classes got.
-func (v *cacheView) sortMix(ids []int) {
-	for _, id := range ids {
-		if id >= len(v.order) {
-			v.rankOrder()
-			break
-		}
+// insertMix adds a k-loop class id to a composition kept in canonical order
+// (by rank, then id), so a mix is simulated the same way whatever ids its
+// classes got.
+func (v *cacheView) insertMix(ids []int, id int) []int {
+	if id >= len(v.order) {
+		v.rankOrder()
 	}
-	slices.SortFunc(ids, func(a, b int) int { return v.order[a] - v.order[b] })
+	i := 0
+	for i < len(ids) && v.order[ids[i]] <= v.order[id] {
+		i++
+	}
+	return slices.Insert(ids, i, id)
 }
 
-// rankOrder numbers every class the view knows by (rank, id), so sortMix
+// rankOrder numbers every class the view knows by (rank, id), so insertMix
 // compares integers instead of rank strings.
 func (v *cacheView) rankOrder() {
 	v.info = v.cc.snapshot()
