@@ -15,7 +15,9 @@ import (
 // the current mix of k-looping threadgroups on that core sustains; the rate is
 // re-read whenever the mix changes. Early-exit threadgroups hold their slot for
 // their launch and their one routing read. Dispatch follows the hardware: linear
-// index order, round-robin over cores first, then one threadgroup per freed slot.
+// index order, round-robin over cores first, then one threadgroup per freed slot
+// (slots that several cores free at one time are refilled round-robin over
+// those cores: runFast's refill).
 
 // slot phases
 const (
@@ -293,6 +295,29 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 		}
 		evq.set(coreEvent(ci)+1+int32(s), sl.at)
 	}
+	// refill fills the idle slots of the cores freed at time t, in rounds of
+	// one threadgroup per core (in core order) while the grid lasts. Cores
+	// whose identical threadgroups run in lock-step free their slots at one
+	// time here, where on the hardware (and on the detailed engine's cores,
+	// whose simdgroups interleave) the frees interleave over the cores: the
+	// remaining threadgroups spread over them instead of filling the first
+	// cores' slots while the others idle.
+	refill := func(freed []int, t float64) {
+		for more := true; more; {
+			more = false
+			for _, fi := range freed {
+				f := &fc[fi]
+				for s := range f.slots {
+					if f.slots[s].phase == phIdle {
+						dispatch(fi, s, t)
+						more = f.slots[s].phase != phIdle || more
+						break
+					}
+				}
+			}
+		}
+	}
+	var freed []int // cores whose k-loops ended at the current time
 	firstWave(cores, tgsPerCore, func(ci, s int) { dispatch(ci, s, 0) })
 	for evq.len() > 0 {
 		id, t := evq.pop()
@@ -319,11 +344,16 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 			res.busy[ci] = t
 			res.cycles = max(res.cycles, t)
 			update(ci, t)
-			for s := range c.slots {
-				if c.slots[s].phase == phIdle {
-					dispatch(ci, s, t)
+			freed = append(freed, ci)
+			// other cores' k-loop ends at the same time free their slots
+			// before any is refilled
+			if evq.len() > 0 {
+				if nid, nt := evq.peek(); nt == t && int(nid)%(tgsPerCore+1) == 0 {
+					continue
 				}
 			}
+			refill(freed, t)
+			freed = freed[:0]
 			continue
 		}
 		sl := &c.slots[slotIdx]
