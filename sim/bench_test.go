@@ -3,6 +3,7 @@ package sim_test
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -190,10 +191,11 @@ func llama7BRows(n int) []tile.DenseProblem {
 	return ps
 }
 
-// BenchmarkDenseRows times LLaMA-2 7B's four matmul shapes on every chip
-// (about 130 rows) at n = 1 (mul_mv) and n = 512 (mul_mm), on GOMAXPROCS
-// workers sharing one Simulator as `simrun validate` runs a file's rows: the
-// cost of dense rows, to compare with mul_mm_id rows (BenchmarkPerfSuite).
+// BenchmarkDenseRows times LLaMA-2 7B's four matmul shapes on every M1–M4
+// chip (30 chips, 120 rows: issue #17's two sets) at n = 1 (mul_mv) and
+// n = 512 (mul_mm), on GOMAXPROCS workers sharing one Simulator as `simrun
+// validate` runs a file's rows; the goal is each set under 1.5 s on two
+// cores (s/op).
 func BenchmarkDenseRows(b *testing.B) {
 	for _, n := range []int{1, 512} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
@@ -203,9 +205,15 @@ func BenchmarkDenseRows(b *testing.B) {
 			}
 			var rows []kernelRow
 			for _, c := range chipList {
+				if !strings.HasPrefix(c.Name, "M") || c.Name[1] < '1' || c.Name[1] > '4' || c.Name[2] != ' ' {
+					continue // the M1–M4 chips only
+				}
 				for _, p := range llama7BRows(n) {
 					rows = append(rows, kernelRow{c, tile.DenseWorkload(p), tile.Upstream()})
 				}
+			}
+			if len(rows) != 120 {
+				b.Fatalf("%d rows, want 120 (30 M1–M4 chips x 4 shapes)", len(rows))
 			}
 			for i := 0; i < b.N; i++ {
 				runRows(b, rows)
