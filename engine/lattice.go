@@ -9,9 +9,12 @@ package engine
 // lattice").
 
 const (
-	// latticeStep is the lattice's spacing in each class's count and in the
-	// free slots.
+	// latticeStep is the one-class lattice's spacing in the free slots, and
+	// the two-class lattice's where a cell of latticeWideStep does not fit.
 	latticeStep = 4
+	// latticeWideStep is the two-class lattice's spacing in each class's
+	// count and in the free slots wherever its cell fits in the core.
+	latticeWideStep = 8
 	// latticeMinTGs is the least resident threadgroups per core for which
 	// compositions are interpolated: below it a core meets few compositions,
 	// and mul_mm_id (at most 8 on any chip) is measured exactly.
@@ -37,14 +40,13 @@ type latticeCorner struct {
 // classes, occ is below latticeMinTGs, or it is a lattice point. A one-class
 // composition is read on a 1-D lattice (oneClassCorners).
 //
-// Two classes:
-// coordinates u = a - 1 and v = occ - a - b (the free slots), so the domain
-// u, v ≥ 0, u + v ≤ w = occ - 2 keeps both classes in every corner (a
-// corner without a class has no period for it) and the full core (v = 0) is
-// a lattice line. The cell of step s at (u0, v0) is cut into two triangles
-// and the point is read barycentrically from the one that holds it; along
-// the edge b = 1 (u + v = w) a cell is cut short there, its corners on the
-// edge; a point whose upper triangle would leave the domain is measured.
+// Two classes are read on the lattice of latticeWideStep on a core that
+// holds two of its cells along each axis (occ - 2 ≥ 2 × latticeWideStep), a
+// point whose upper triangle there would leave the core on the lattice of
+// latticeStep, and so is every point on a smaller core (twoClassCorners): a
+// wide cell on a small core reaches corners far from the point (a 15-slot
+// core's near-full compositions would read one of 7 threadgroups), whose
+// fine measurements cost more than the ones the wide step saves.
 func latticeCorners(ids []int, occ int) []latticeCorner {
 	if occ < latticeMinTGs || len(ids) == 0 || len(ids) > occ {
 		return nil
@@ -63,7 +65,27 @@ func latticeCorners(ids []int, occ int) []latticeCorner {
 		}
 	}
 	b := len(ids) - a
-	const s = latticeStep
+	if occ-2 >= 2*latticeWideStep {
+		if cs := twoClassCorners(a, b, occ, latticeWideStep); cs != nil {
+			return cs
+		}
+	}
+	return twoClassCorners(a, b, occ, latticeStep)
+}
+
+// twoClassCorners returns the measured compositions, at most 3, whose
+// weighted mean stands for a threadgroups of class A and b of class B on a
+// core of occ slots, on the lattice of step s, or nil if it is a lattice
+// point or its upper triangle would leave the core.
+//
+// Coordinates u = a - 1 and v = occ - a - b (the free slots), so the domain
+// u, v ≥ 0, u + v ≤ w = occ - 2 keeps both classes in every corner (a
+// corner without a class has no period for it) and the full core (v = 0) is
+// a lattice line. The cell of step s at (u0, v0) is cut into two triangles
+// and the point is read barycentrically from the one that holds it; along
+// the edge b = 1 (u + v = w) a cell is cut short there, its corners on the
+// edge.
+func twoClassCorners(a, b, occ, s int) []latticeCorner {
 	u, v, w := a-1, occ-a-b, occ-2
 	u0, v0 := u-u%s, v-v%s
 	du, dv := u-u0, v-v0

@@ -11,10 +11,13 @@ import (
 // counts are the point's own (so a per-class period linear in the counts is
 // interpolated exactly); only lattice points and the few whose upper
 // triangle would leave the core are measured themselves, and the corners of
-// all the compositions are at most a third of them. Below latticeMinTGs
-// every composition is measured.
+// all the compositions are at most a third of them: on a 38-slot core, read
+// on the wide lattice (latticeWideStep), 29 of 703 (55 on the lattice of
+// latticeStep alone); the smaller cores keep the lattice of latticeStep.
+// Below latticeMinTGs every composition is measured.
 func TestLatticeCornersReproduceThePoint(t *testing.T) {
 	const A, B = 3, 7
+	wantMeasured := map[int]int{latticeMinTGs: 18, 15: 24, 38: 29}
 	for _, occ := range []int{latticeMinTGs - 1, latticeMinTGs, 15, 38} {
 		measured, points := map[[2]int]bool{}, 0
 		for a := 1; a < occ; a++ {
@@ -59,8 +62,8 @@ func TestLatticeCornersReproduceThePoint(t *testing.T) {
 		if occ >= latticeMinTGs && 3*len(measured) > points {
 			t.Errorf("occ %d: %d of %d compositions measured, want at most a third", occ, len(measured), points)
 		}
-		if occ >= latticeMinTGs {
-			t.Logf("occ %d: %d of %d two-class compositions measured", occ, len(measured), points)
+		if occ >= latticeMinTGs && len(measured) != wantMeasured[occ] {
+			t.Errorf("occ %d: %d of %d two-class compositions measured, want %d", occ, len(measured), points, wantMeasured[occ])
 		}
 	}
 }
