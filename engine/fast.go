@@ -317,9 +317,24 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 			}
 		}
 	}
-	var freed []int // cores whose k-loops ended at the current time
+	var freed []int     // cores whose k-loops ended at freedAt, not yet refilled
+	var freedAt float64 // when they ended
 	firstWave(cores, tgsPerCore, func(ci, s int) { dispatch(ci, s, 0) })
-	for evq.len() > 0 {
+	for evq.len() > 0 || len(freed) > 0 {
+		// the freed cores are refilled once no other core's k-loop end
+		// at the same time is pending, before any later event
+		if len(freed) > 0 {
+			if evq.len() == 0 {
+				refill(freed, freedAt)
+				freed = freed[:0]
+				continue
+			}
+			if nid, nt := evq.peek(); nt != freedAt || int(nid)%(tgsPerCore+1) != 0 {
+				refill(freed, freedAt)
+				freed = freed[:0]
+				continue
+			}
+		}
 		id, t := evq.pop()
 
 		ci, slotIdx := int(id)/(tgsPerCore+1), int(id)%(tgsPerCore+1)-1
@@ -344,16 +359,9 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 			res.busy[ci] = t
 			res.cycles = max(res.cycles, t)
 			update(ci, t)
-			freed = append(freed, ci)
 			// other cores' k-loop ends at the same time free their slots
-			// before any is refilled
-			if evq.len() > 0 {
-				if nid, nt := evq.peek(); nt == t && int(nid)%(tgsPerCore+1) == 0 {
-					continue
-				}
-			}
-			refill(freed, t)
-			freed = freed[:0]
+			// before any is refilled (the loop's head refills them)
+			freed, freedAt = append(freed, ci), t
 			continue
 		}
 		sl := &c.slots[slotIdx]
