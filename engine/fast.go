@@ -16,8 +16,8 @@ import (
 // re-read whenever the mix changes. Early-exit threadgroups hold their slot for
 // their launch and their one routing read. Dispatch follows the hardware: linear
 // index order, round-robin over cores first, then one threadgroup per freed slot
-// (slots that several cores free at one time are refilled round-robin over
-// those cores: runFast's refill).
+// (slots that k-loop ends on several cores free at one time are refilled
+// round-robin over those cores: runFast's refill).
 
 // slot phases
 const (
@@ -146,6 +146,10 @@ type source interface {
 	class(i int) int
 }
 
+// refilled, when a test sets it, is told of every refill of runFast: the
+// time and the cores that got a threadgroup, in dispatch order.
+var refilled func(t float64, cores []int)
+
 // runFast simulates a grid on cores x tgsPerCore slots. DRAM bandwidth is
 // shared chip-wide: while the k-looping threadgroups of all cores want more
 // bytes per cycle than the chip delivers, they all progress at the fraction s
@@ -160,11 +164,14 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 		fc[i].slots = make([]slot, tgsPerCore)
 		fc[i].first = math.Inf(1)
 	}
-	// event ids: core ci's k-loop end is ci*(tgsPerCore+1), its slot s one more than s
-	// events (eventQueue) are numbered cores first and, within a core, its
-	// k-loop end before its slots, so equal times resolve as (core, slot)
+	// event ids (eventQueue resolves equal times by id): core ci's k-loop
+	// end is ci, its slot s cores + ci*tgsPerCore + s, so every k-loop end at
+	// one time comes before any slot event at that time (refill takes the
+	// cores they free as one batch), in core order, and slots in (core,
+	// slot) order
 	evq := newEventQueue(cores * (tgsPerCore + 1))
-	coreEvent := func(ci int) int32 { return int32(ci * (tgsPerCore + 1)) }
+	coreEvent := func(ci int) int32 { return int32(ci) }
+	slotEvent := func(ci, s int) int32 { return int32(cores + ci*tgsPerCore + s) }
 	queue := dispatchQueue{n: src.len()}
 	res := fastResult{busy: make([]float64, cores), launched: int64(queue.n)}
 	bw := coreDRAM * float64(cores) // bytes per cycle, chip-wide
@@ -293,28 +300,38 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 		if info.prog.Exit {
 			sl.phase = phExit
 		}
-		evq.set(coreEvent(ci)+1+int32(s), sl.at)
+		evq.set(slotEvent(ci, s), sl.at)
 	}
-	// refill fills the idle slots of the cores freed at time t, in rounds of
-	// one threadgroup per core (in core order) while the grid lasts. Cores
-	// whose identical threadgroups run in lock-step free their slots at one
-	// time here, where on the hardware (and on the detailed engine's cores,
-	// whose simdgroups interleave) the frees interleave over the cores: the
-	// remaining threadgroups spread over them instead of filling the first
-	// cores' slots while the others idle.
-	refill := func(freed []int, t float64) {
+	// refill fills the idle slots of the cores whose k-loop ends freed them
+	// at time t, in rounds of one threadgroup per core (in core order) while
+	// the grid lasts. Cores whose identical threadgroups run in lock-step
+	// free their slots at one time here, where the detailed engine's cores,
+	// whose simdgroups interleave, free them one after another: the
+	// remaining threadgroups spread over the cores, as there, instead of
+	// filling the first cores' slots while the others idle. A modelling
+	// choice: how the hardware hands threadgroups to cores (round robin or
+	// first free) is not documented (apple-gpu.md §8).
+	var got []int // refill's dispatches, for refilled
+	refill := func(batch []int, t float64) {
+		got = got[:0]
 		for more := true; more; {
 			more = false
-			for _, fi := range freed {
+			for _, fi := range batch {
 				f := &fc[fi]
 				for s := range f.slots {
 					if f.slots[s].phase == phIdle {
 						dispatch(fi, s, t)
-						more = f.slots[s].phase != phIdle || more
+						if f.slots[s].phase != phIdle {
+							more = true
+							got = append(got, fi)
+						}
 						break
 					}
 				}
 			}
+		}
+		if refilled != nil {
+			refilled(t, got)
 		}
 	}
 	var freed []int     // cores whose k-loops ended at freedAt, not yet refilled
@@ -329,7 +346,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 				freed = freed[:0]
 				continue
 			}
-			if nid, nt := evq.peek(); nt != freedAt || int(nid)%(tgsPerCore+1) != 0 {
+			if nid, nt := evq.peek(); nt != freedAt || int(nid) >= cores {
 				refill(freed, freedAt)
 				freed = freed[:0]
 				continue
@@ -337,7 +354,10 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 		}
 		id, t := evq.pop()
 
-		ci, slotIdx := int(id)/(tgsPerCore+1), int(id)%(tgsPerCore+1)-1
+		ci, slotIdx := int(id), -1
+		if ci >= cores {
+			ci, slotIdx = (int(id)-cores)/tgsPerCore, (int(id)-cores)%tgsPerCore
+		}
 		c := &fc[ci]
 		if slotIdx < 0 {
 			res.events++

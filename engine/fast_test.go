@@ -3,6 +3,11 @@ package engine
 import (
 	"slices"
 	"testing"
+
+	"github.com/metalsim/metalsim/chips"
+	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/isa"
+	"github.com/metalsim/metalsim/tile"
 )
 
 // TestCompositionOrder: a core's composition, kept by insertMix and
@@ -43,5 +48,71 @@ func TestCompositionOrder(t *testing.T) {
 	}
 	if want := []int{1, 3, 0, 2}; !slices.Equal(ids, want) {
 		t.Fatalf("after removing: %v, want %v", ids, want)
+	}
+}
+
+// TestRefillRoundRobin: on a grid of identical threadgroups in lock-step,
+// the slots that k-loop ends free at one time are refilled as one batch,
+// whatever slot events fall at that time too, in rounds of one threadgroup
+// per core: each round's cores ascend and are among the previous round's.
+func TestRefillRoundRobin(t *testing.T) {
+	// a mul_mv_ext grid (q4_0, m = 32000, k = 4096, n = 4) on the M3 Max:
+	// threadgroups enter their k-loops at the times other cores' k-loops end
+	chip := chips.MustLookup("M3 Max 40-core GPU")
+	p := tile.DenseProblem{M: 32000, N: 4, K: 4096, TypeA: dequant.Q4_0}
+	v, err := tile.DenseVecKernel(p, tile.KernelMulMVExt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vb, err := tile.NewVecBuilder(v, p.TypeA, false, p.K)
+	if err != nil {
+		t.Fatal(err)
+	}
+	R := vb.Kernel.RowsPerTG()
+	gx := (p.M + R - 1) / R
+	full, edge := vb.Program(vb.Context(R, p.N)), vb.Program(vb.Context(p.M-(gx-1)*R, p.N))
+	g := &Grid{Kernel: "refill test", Shape: []*isa.Program{full}, Launched: gx, ActReuse: gx,
+		TG: func(i int) (*isa.Program, bool) {
+			if i == gx-1 {
+				return edge, false
+			}
+			return full, false
+		}}
+	sh, err := NewCaches().share(g, chip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batches := map[float64]int{}
+	multi := 0 // batches of several cores
+	refilled = func(at float64, cores []int) {
+		batches[at]++
+		var prev []int
+		for i := 0; i < len(cores); {
+			j := i + 1
+			for j < len(cores) && cores[j] > cores[j-1] {
+				j++
+			}
+			round := cores[i:j]
+			for _, c := range round {
+				if prev != nil && !slices.Contains(prev, c) {
+					t.Fatalf("refill at %.0f: %v: round %v has a core the round before (%v) did not", at, cores, round, prev)
+				}
+			}
+			prev, i = round, j
+		}
+		if len(cores) > 1 && slices.Max(cores) != slices.Min(cores) {
+			multi++
+		}
+	}
+	defer func() { refilled = nil }()
+	src := newGridSource(g, sh)
+	runFast(src.view, src, int(chip.Cores.Value), sh.occ.TGsPerCore, sh.m.dramBPC/chip.Cores.Value)
+	for at, n := range batches {
+		if n > 1 {
+			t.Errorf("%d refills at %.0f: the cores freed at one time are one batch", n, at)
+		}
+	}
+	if multi == 0 {
+		t.Fatalf("no refill of several cores in %d refills: the grid is not in lock-step", len(batches))
 	}
 }

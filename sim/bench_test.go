@@ -3,6 +3,7 @@ package sim_test
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -205,7 +206,7 @@ func BenchmarkDenseRows(b *testing.B) {
 			}
 			var rows []kernelRow
 			for _, c := range chipList {
-				if !strings.HasPrefix(c.Name, "M") || c.Name[1] < '1' || c.Name[1] > '4' || c.Name[2] != ' ' {
+				if !slices.ContainsFunc([]string{"M1 ", "M2 ", "M3 ", "M4 "}, func(f string) bool { return strings.HasPrefix(c.Name, f) }) {
 					continue // the M1–M4 chips only
 				}
 				for _, p := range llama7BRows(n) {

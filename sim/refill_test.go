@@ -15,9 +15,10 @@ import (
 // refills them round-robin over those cores, so a grid's last partial wave
 // spreads over the chip as on the detailed engine. Refilled core by core,
 // these rows were 22 % and 21 % slower than the detailed engine (the last
-// wave crowded onto the first cores); the bound, 3 %, is the two engines'
-// agreement on grids of many waves (docs/model.md §3), and the rows are
-// within 1 % today.
+// wave crowded onto the first cores); today they are within 1 %. The bound,
+// 3 %, is about three times the two engines' mean distance on mul_mv_ext
+// rows (1.15 % over 72 rows of nine chips, docs/model.md §5, "the last
+// partial wave of a mat-vec grid").
 func TestLockStepWaveSpreads(t *testing.T) {
 	for _, name := range []string{"M3 Max 40-core GPU", "M4 Max 40-core GPU"} {
 		chip := chips.MustLookup(name)
