@@ -1,5 +1,7 @@
 package dequant
 
+import "fmt"
+
 //go:generate go run ./internal/gentables -in tables -out tables_gen.go
 
 // LookupTable is a copy of one of ggml's lookup tables (ggml-common.h) built into
@@ -23,15 +25,15 @@ func LookupTables() []LookupTable {
 	return []LookupTable{
 		used(bytesTable("kmask_iq2xs", kmaskIQ2XS[:]), iq2iq3...),
 		used(bytesTable("ksigns_iq2xs", ksignsIQ2XS[:]), IQ2_XXS, IQ2_XS, IQ3_XXS),
-		used(grid8Table("iq2xxs_grid", iq2xxsGridBytes[:]), IQ2_XXS),
-		used(grid8Table("iq2xs_grid", iq2xsGridBytes[:]), IQ2_XS),
-		used(grid8Table("iq2s_grid", iq2sGridBytes[:]), IQ2_S),
-		used(grid4Table("iq3xxs_grid", iq3xxsGridBytes[:]), IQ3_XXS),
-		used(grid4Table("iq3s_grid", iq3sGridBytes[:]), IQ3_S),
+		used(gridTable("iq2xxs_grid", iq2xxsGridBytes[:]), IQ2_XXS),
+		used(gridTable("iq2xs_grid", iq2xsGridBytes[:]), IQ2_XS),
+		used(gridTable("iq2s_grid", iq2sGridBytes[:]), IQ2_S),
+		used(gridTable("iq3xxs_grid", iq3xxsGridBytes[:]), IQ3_XXS),
+		used(gridTable("iq3s_grid", iq3sGridBytes[:]), IQ3_S),
 		used(int8Table("kvalues_iq4nl", kvaluesIQ4NL[:]), IQ4_NL, IQ4_XS),
 		used(int8Table("kvalues_mxfp4", kvaluesMXFP4[:]), MXFP4),
 		used(grid8Int8Table("iq1s_grid", iq1sGrid[:]), IQ1_S, IQ1_M),
-		used(grid4Table("iq1s_grid_gpu", iq1sGridGPU[:]), IQ1_S, IQ1_M),
+		used(gridTable("iq1s_grid_gpu", iq1sGridGPU[:]), IQ1_S, IQ1_M),
 		used(wordsTable("e8m0_to_fp32_half", e8m0ToFP32Half[:]), MXFP4),
 		used(wordsTable("e8m0_to_fp32", e8m0ToFP32[:]), MXFP4),
 	}
@@ -50,24 +52,18 @@ func bytesTable(name string, b []uint8) LookupTable {
 	return LookupTable{Name: name, ElementType: "uint8", ElementBytes: 1, Values: v}
 }
 
-func grid8Table(name string, g [][8]uint8) LookupTable {
+// gridTable packs each grid entry's bytes into one little-endian word: a
+// uint64 for 8-byte entries, a uint32 for 4-byte ones.
+func gridTable[E [8]uint8 | [4]uint8](name string, g []E) LookupTable {
+	var zero E
+	width := len(zero)
 	v := make([]uint64, len(g))
 	for i, e := range g {
-		for j := 7; j >= 0; j-- {
+		for j := width - 1; j >= 0; j-- {
 			v[i] = v[i]<<8 | uint64(e[j])
 		}
 	}
-	return LookupTable{Name: name, ElementType: "uint64", ElementBytes: 8, Values: v}
-}
-
-func grid4Table(name string, g [][4]uint8) LookupTable {
-	v := make([]uint64, len(g))
-	for i, e := range g {
-		for j := 3; j >= 0; j-- {
-			v[i] = v[i]<<8 | uint64(e[j])
-		}
-	}
-	return LookupTable{Name: name, ElementType: "uint32", ElementBytes: 4, Values: v}
+	return LookupTable{Name: name, ElementType: fmt.Sprintf("uint%d", 8*width), ElementBytes: width, Values: v}
 }
 
 func int8Table(name string, b []int8) LookupTable {

@@ -147,32 +147,31 @@ func byteLit(buf *bytes.Buffer, typ string, b byte) {
 	fmt.Fprintf(buf, "0x%02x, ", b)
 }
 
+// writeFlat emits a one-dimensional array literal, var name = [len(vals)]typ,
+// perLine values a line, each written by lit.
+func writeFlat(buf *bytes.Buffer, name, typ string, perLine int, vals []uint64, lit func(uint64)) {
+	fmt.Fprintf(buf, "var %s = [%d]%s{", name, len(vals), typ)
+	for i, v := range vals {
+		if i%perLine == 0 {
+			buf.WriteString("\n")
+		}
+		lit(v)
+	}
+	buf.WriteString("\n}\n")
+}
+
 // writeTable emits the byte view (or value view) and, when named, the word view
 // of one table.
 func writeTable(buf *bytes.Buffer, t table, vals []uint64) {
 	n := len(vals)
 	if t.valueView {
 		fmt.Fprintf(buf, "\n// %s is ggml's %s (%d x %s), from tables/%s.txt: binary32 bit patterns.\n", t.bytesVar, t.name, n, t.elemType, t.name)
-		fmt.Fprintf(buf, "var %s = [%d]uint32{", t.bytesVar, n)
-		for i, v := range vals {
-			if i%8 == 0 {
-				buf.WriteString("\n")
-			}
-			fmt.Fprintf(buf, "0x%08x, ", v)
-		}
-		buf.WriteString("\n}\n")
+		writeFlat(buf, t.bytesVar, "uint32", 8, vals, func(v uint64) { fmt.Fprintf(buf, "0x%08x, ", v) })
 		return
 	}
 	if t.elemBytes == 1 {
 		fmt.Fprintf(buf, "\n// %s is ggml's %s (%d x %s), from tables/%s.txt.\n", t.bytesVar, t.name, n, t.elemType, t.name)
-		fmt.Fprintf(buf, "var %s = [%d]%s{", t.bytesVar, n, t.byteType)
-		for i, v := range vals {
-			if i%16 == 0 {
-				buf.WriteString("\n")
-			}
-			byteLit(buf, t.byteType, byte(v))
-		}
-		buf.WriteString("\n}\n")
+		writeFlat(buf, t.bytesVar, t.byteType, 16, vals, func(v uint64) { byteLit(buf, t.byteType, byte(v)) })
 		return
 	}
 
@@ -202,12 +201,5 @@ func writeTable(buf *bytes.Buffer, t table, vals []uint64) {
 		return
 	}
 	fmt.Fprintf(buf, "\n// %s is ggml's %s as little-endian uint32 words (one per entry).\n", t.wordsVar, t.name)
-	fmt.Fprintf(buf, "var %s = [%d]uint32{", t.wordsVar, n)
-	for i, v := range vals {
-		if i%8 == 0 {
-			buf.WriteString("\n")
-		}
-		fmt.Fprintf(buf, "0x%08x, ", v)
-	}
-	buf.WriteString("\n}\n")
+	writeFlat(buf, t.wordsVar, "uint32", 8, vals, func(v uint64) { fmt.Fprintf(buf, "0x%08x, ", v) })
 }
