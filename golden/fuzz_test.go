@@ -8,34 +8,33 @@ import (
 	"github.com/metalsim/metalsim/dequant"
 )
 
-// accepted returns what parse makes of data, or nil when parse rejects it;
-// a rejection must come with no value.
-func accepted[T any](t *testing.T, parse func([]byte) (*T, error), data []byte) *T {
-	t.Helper()
-	v, err := parse(data)
-	if err != nil {
-		if v != nil {
-			t.Fatalf("a value with the error %v", err)
+// fuzzParse seeds f with the files of seeds that exist, then feeds
+// arbitrary bytes to parse: it must never panic, a rejection must come with no
+// value, and check is given every value parse accepts.
+func fuzzParse[T any](f *testing.F, parse func([]byte) (*T, error), seeds []string, check func(*testing.T, *T)) {
+	for _, p := range seeds {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
 		}
-		return nil
 	}
-	return v
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := parse(data)
+		if err != nil {
+			if v != nil {
+				t.Fatalf("a value with the error %v", err)
+			}
+			return
+		}
+		check(t, v)
+	})
 }
 
 // FuzzReadDequantManifest feeds arbitrary bytes to ParseDequantManifest: it must
 // never panic, and whatever it accepts must satisfy the documented invariants.
 // Seed corpus: testdata/fuzz/FuzzReadDequantManifest plus the good fixture.
 func FuzzReadDequantManifest(f *testing.F) {
-	for _, p := range []string{filepath.Join("testdata", "good", "dequant", "manifest.json"), "../dequant/testdata/golden-types/dequant/manifest.json"} {
-		if b, err := os.ReadFile(p); err == nil {
-			f.Add(b)
-		}
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		m := accepted(t, ParseDequantManifest, data)
-		if m == nil {
-			return
-		}
+	seeds := []string{filepath.Join("testdata", "good", "dequant", "manifest.json"), "../dequant/testdata/golden-types/dequant/manifest.json"}
+	fuzzParse(f, ParseDequantManifest, seeds, func(t *testing.T, m *DequantManifest) {
 		if m.FormatVersion != FormatVersion || m.ByteOrder != "little-endian" || len(m.Entries) == 0 {
 			t.Fatalf("accepted header %d %q with %d entries", m.FormatVersion, m.ByteOrder, len(m.Entries))
 		}
@@ -62,16 +61,8 @@ func FuzzReadDequantManifest(f *testing.F) {
 // and route. Seed corpus: testdata/fuzz/FuzzReadMulMatIDManifest plus the
 // constructed fixture.
 func FuzzReadMulMatIDManifest(f *testing.F) {
-	for _, p := range []string{filepath.Join(mulmatidFixture, "manifest.json"), filepath.Join(typesMulMatID, "mulmatid", "manifest.json")} {
-		if b, err := os.ReadFile(p); err == nil {
-			f.Add(b)
-		}
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		m := accepted(t, ParseMulMatIDManifest, data)
-		if m == nil {
-			return
-		}
+	seeds := []string{filepath.Join(mulmatidFixture, "manifest.json"), filepath.Join(typesMulMatID, "mulmatid", "manifest.json")}
+	fuzzParse(f, ParseMulMatIDManifest, seeds, func(t *testing.T, m *MulMatIDManifest) {
 		for i := range m.Cases {
 			c := &m.Cases[i]
 			cfg := m.Config(c.Config)
@@ -95,14 +86,8 @@ func FuzzReadMulMatIDManifest(f *testing.F) {
 // allocate. Seed corpus: testdata/fuzz/FuzzParseTableIndex (the committed
 // index and broken variants).
 func FuzzParseTableIndex(f *testing.F) {
-	if b, err := os.ReadFile("../dequant/testdata/golden-types/tables/index.json"); err == nil {
-		f.Add(b) // external_tables, a bf16 layout
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		x := accepted(t, ParseTableIndex, data)
-		if x == nil {
-			return
-		}
+	seeds := []string{"../dequant/testdata/golden-types/tables/index.json"} // external_tables, a bf16 layout
+	fuzzParse(f, ParseTableIndex, seeds, func(t *testing.T, x *TableIndex) {
 		if len(x.Tables) == 0 {
 			t.Fatal("accepted an index without tables")
 		}

@@ -147,26 +147,33 @@ func TestReadGoodFixtures(t *testing.T) {
 	}
 }
 
-func TestVerifyFixtures(t *testing.T) {
-	root := fixtureRoot(t)
+// verifyPasses runs VerifyTables and VerifyDequant on the set at root,
+// checks that they give tables and dequant results (what names them, for the
+// error) and that every result passes, and returns the results.
+func verifyPasses(t *testing.T, root string, tables, dequant int, what string) []Result {
+	t.Helper()
 	rs, err := VerifyTables(root)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if len(rs) != 7 {
-		t.Errorf("VerifyTables: %d results, want 7", len(rs))
 	}
 	ds, err := VerifyDequant(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ds) != 3*4+1 {
-		t.Errorf("VerifyDequant: %d results, want 13 (CPU form and both strategies per entry, the conversion)", len(ds))
+	if len(rs) != tables || len(ds) != dequant {
+		t.Errorf("VerifyTables, VerifyDequant: %d and %d results, want %d and %d (%s)", len(rs), len(ds), tables, dequant, what)
 	}
-	for _, r := range append(rs, ds...) {
+	all := append(rs, ds...)
+	for _, r := range all {
 		if !r.Pass {
 			t.Error(r)
 		}
+	}
+	return all
+}
+
+func TestVerifyFixtures(t *testing.T) {
+	for _, r := range verifyPasses(t, fixtureRoot(t), 7, 3*4+1, "the tables; CPU form and both strategies per entry, the conversion") {
 		want := "161 documented Metal differences (50 sign of zero, 111 from inexact scale steps)"
 		if r.Name == "q4_0_edge/cpu" {
 			want = "CPU form: 512 values bit-exact"

@@ -106,27 +106,11 @@ func CheckMulMatIDCase(dir string, c *MulMatIDCase) MulMatIDCheck {
 	ck := MulMatIDCheck{Case: c, HalfTileSame: true}
 	p := tile.Problem{Experts: c.NExpert, Used: c.NExpertUsed, M: c.M, K: c.K, Tokens: c.NTokens,
 		Broadcast: c.Src1NE1 == 1 && c.NExpertUsed > 1, TypeA: c.TypeAType}
-	w, err := c.Src0.Data.Read(dir)
+	t, dst, err := readCaseTensors(dir, c)
 	if err != nil {
 		ck.Err = err
 		return ck
 	}
-	src1, err := readF32(dir, c.Src1.Data)
-	if err != nil {
-		ck.Err = err
-		return ck
-	}
-	ids, err := readI32(dir, c.IDs.Data)
-	if err != nil {
-		ck.Err = err
-		return ck
-	}
-	dst, err := readF32(dir, c.Dst.Data)
-	if err != nil {
-		ck.Err = err
-		return ck
-	}
-	t := &emulate.Tensors{Weights: w, Src1: src1, IDs: ids}
 	ref := Reference(p, t)
 	if err := ck.checkCPURefs(dir, p, t); err != nil {
 		ck.Err = err
@@ -163,6 +147,28 @@ func CheckMulMatIDCase(dir string, c *MulMatIDCase) MulMatIDCheck {
 		}
 	}
 	return ck
+}
+
+// readCaseTensors reads a case's operands (weights, src1, ids) and its
+// dst.
+func readCaseTensors(dir string, c *MulMatIDCase) (*emulate.Tensors, []float32, error) {
+	w, err := c.Src0.Data.Read(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	src1, err := readF32(dir, c.Src1.Data)
+	if err != nil {
+		return nil, nil, err
+	}
+	ids, err := readI32(dir, c.IDs.Data)
+	if err != nil {
+		return nil, nil, err
+	}
+	dst, err := readF32(dir, c.Dst.Data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &emulate.Tensors{Weights: w, Src1: src1, IDs: ids}, dst, nil
 }
 
 func readF32(dir string, d Descriptor) ([]float32, error) {

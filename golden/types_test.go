@@ -69,26 +69,8 @@ func fp16TableText() []byte {
 // tables, every block entry in the CPU form and both Metal-form strategies,
 // the fp32 -> bf16 conversion and the external fp16 table.
 func TestVerifyTypesFixture(t *testing.T) {
-	root := typesFixture(t)
-	rs, err := VerifyTables(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rs) != 6 {
-		t.Errorf("VerifyTables: %d results, want the 6 tables of golden-types", len(rs))
-	}
-	ds, err := VerifyDequant(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := 3*17*3 + 2; len(ds) != want {
-		t.Errorf("VerifyDequant: %d results, want %d (17 types x 3 sets x 3 forms, the conversion, fp16_to_fp32)", len(ds), want)
-	}
 	details := map[string]string{}
-	for _, r := range append(rs, ds...) {
-		if !r.Pass {
-			t.Error(r)
-		}
+	for _, r := range verifyPasses(t, typesFixture(t), 6, 3*17*3+2, "the 6 tables of golden-types; 17 types x 3 sets x 3 forms, the conversion, fp16_to_fp32") {
 		details[r.Name] = r.Detail
 	}
 	for name, want := range map[string]string{
