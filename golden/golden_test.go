@@ -249,12 +249,7 @@ func TestCorruptFixtures(t *testing.T) {
 	flip := func(b []byte) []byte { b[len(b)/2] ^= 1; return b }
 	dqMan, mmMan, tbMan := filepath.Join("dequant", "manifest.json"), filepath.Join("mulmatid", "manifest.json"), filepath.Join("tables", "index.json")
 
-	tests := []struct {
-		name   string
-		mutate func(*testing.T, string)
-		check  func(string) error
-		want   []string
-	}{
+	tests := []corruption{
 		// dequant/manifest.json
 		{"dequant bad JSON", file(dqMan, func(b []byte) []byte { return b[:len(b)/2] }), readDequant,
 			[]string{dqMan, "bad JSON"}},
@@ -393,9 +388,24 @@ func TestCorruptFixtures(t *testing.T) {
 		{"tables entry missing", tb(func(m map[string]any) { m["tables"] = m["tables"].([]any)[1:] }), verifyTables,
 			[]string{"FAIL tables/kmask_iq2xs", "not listed"}},
 	}
+	checkCorruptions(t, fixtureRoot, tests)
+}
+
+// corruption is one damage done to a fixture: mutate applies it, check reads
+// or verifies the damaged set, and its error must contain every want.
+type corruption struct {
+	name   string
+	mutate func(*testing.T, string)
+	check  func(string) error
+	want   []string
+}
+
+// checkCorruptions applies each corruption to a fresh copy of a fixture
+// (built by fixture) and checks the error it must cause.
+func checkCorruptions(t *testing.T, fixture func(*testing.T) string, tests []corruption) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			root := fixtureRoot(t)
+			root := fixture(t)
 			tc.mutate(t, root)
 			err := tc.check(root)
 			if err == nil {
@@ -459,6 +469,37 @@ func TestResultString(t *testing.T) {
 	}
 }
 
+// verifySharedSet runs VerifyTables and VerifyDequant on a full shared set
+// (skipping the test when it is absent), requires results from both and every
+// one to pass, and returns VerifyDequant's.
+func verifySharedSet(t *testing.T, dir string) []Result {
+	t.Helper()
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("shared set %s not available: %v", dir, err)
+	}
+	var rs []Result
+	for _, v := range []struct {
+		name string
+		f    func(string) ([]Result, error)
+	}{{"VerifyTables", VerifyTables}, {"VerifyDequant", VerifyDequant}} {
+		var err error
+		if rs, err = v.f(dir); err != nil {
+			t.Fatalf("%s: %v", v.name, err)
+		}
+		if len(rs) == 0 {
+			t.Fatalf("%s: no results", v.name)
+		}
+		for _, r := range rs {
+			if !r.Pass {
+				t.Errorf("%s: %v", v.name, r)
+			} else if testing.Verbose() {
+				t.Log(r)
+			}
+		}
+	}
+	return rs
+}
+
 // sharedGolden is the full shared golden set, relative to this package's
 // directory (repo/../shared/golden).
 const sharedGolden = "../../shared/golden"
@@ -466,27 +507,8 @@ const sharedGolden = "../../shared/golden"
 // TestSharedGolden runs every verification on the full shared golden set and
 // requires every result to pass. It is skipped only when the set is absent.
 func TestSharedGolden(t *testing.T) {
-	if _, err := os.Stat(sharedGolden); err != nil {
-		t.Skipf("shared golden set not available: %v", err)
-	}
-	for name, f := range map[string]func(string) ([]Result, error){"VerifyTables": VerifyTables, "VerifyDequant": VerifyDequant} {
-		rs, err := f(sharedGolden)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if len(rs) == 0 {
-			t.Fatalf("%s: no results", name)
-		}
-		for _, r := range rs {
-			if !r.Pass {
-				t.Errorf("%s: %v", name, r)
-			} else if testing.Verbose() {
-				t.Log(r)
-			}
-		}
-	}
+	rs := verifySharedSet(t, sharedGolden)
 	// The fp16 -> fp32 table is part of the shared set: it must have been checked.
-	rs, _ := VerifyDequant(sharedGolden)
 	if last := rs[len(rs)-1]; last.Name != "fp16_to_fp32" {
 		t.Errorf("fp16_to_fp32.txt was not verified (last result %v)", last)
 	}

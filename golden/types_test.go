@@ -109,12 +109,7 @@ func TestCorruptTypesFixture(t *testing.T) {
 	}
 	verifyDequant := func(root string) error { return failing(VerifyDequant(root)) }
 	verifyTables := func(root string) error { return failing(VerifyTables(root)) }
-	tests := []struct {
-		name   string
-		mutate func(*testing.T, string)
-		check  func(string) error
-		want   []string
-	}{
+	tests := []corruption{
 		{"bf16 block_bytes", dq(func(m map[string]any) { entry(m, "bf16_edge")["block_bytes"] = 32 }), readDequant,
 			[]string{dqMan, `"bf16_edge"`, "block_bytes/elements_per_block: 32/1", "one 2-byte element"}},
 		{"bf16 n_elements not a multiple of 16", dq(func(m map[string]any) {
@@ -183,21 +178,7 @@ func TestCorruptTypesFixture(t *testing.T) {
 			})
 		}, verifyDequant, []string{"FAIL dequant/q4_1_edge/cpu", "FAIL dequant/q4_1_edge/bytes", "block 2 weight 5"}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			root := typesFixture(t)
-			tc.mutate(t, root)
-			err := tc.check(root)
-			if err == nil {
-				t.Fatalf("no error, want one containing %q", tc.want)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q\ndoes not contain %q", err, w)
-				}
-			}
-		})
-	}
+	checkCorruptions(t, typesFixture, tests)
 }
 
 // sharedGoldenTypes is the full shared golden-types set (repo/../shared).
@@ -206,20 +187,7 @@ const sharedGoldenTypes = "../../shared/golden-types"
 // TestSharedGoldenTypes verifies the tables and dequant sets of the full
 // golden-types set, skipped only when it is absent (CI runs simrun golden on it).
 func TestSharedGoldenTypes(t *testing.T) {
-	if _, err := os.Stat(sharedGoldenTypes); err != nil {
-		t.Skipf("shared golden-types set not available: %v", err)
-	}
-	for name, f := range map[string]func(string) ([]Result, error){"VerifyTables": VerifyTables, "VerifyDequant": VerifyDequant} {
-		rs, err := f(sharedGoldenTypes)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		for _, r := range rs {
-			if !r.Pass {
-				t.Errorf("%s: %v", name, r)
-			}
-		}
-	}
+	verifySharedSet(t, sharedGoldenTypes)
 }
 
 // TestVerifyMulMatIDTypes emulates the committed golden-types cases (trimmed,
