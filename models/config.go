@@ -191,13 +191,22 @@ func (c *Config) Check() error {
 // LookupConfig finds a model configuration by name or alias,
 // case-insensitively.
 func LookupConfig(name string) (*Config, error) {
+	return lookupByName(name, Configs(), func(c *Config) (string, []string) { return c.Name, c.Aliases })
+}
+
+// lookupByName finds the item whose name (or one of whose lower-case aliases)
+// is name, case-insensitively; names gives an item's name and aliases. The
+// error lists the known names.
+func lookupByName[T any](name string, items []T, names func(T) (string, []string)) (T, error) {
 	want := strings.ToLower(strings.TrimSpace(name))
-	var names []string
-	for _, c := range Configs() {
-		if strings.ToLower(c.Name) == want || slices.Contains(c.Aliases, want) {
-			return c, nil
+	var known []string
+	for _, it := range items {
+		n, aliases := names(it)
+		if strings.ToLower(n) == want || slices.Contains(aliases, want) {
+			return it, nil
 		}
-		names = append(names, c.Name)
+		known = append(known, n)
 	}
-	return nil, fmt.Errorf("unknown model preset %q (known: %s)", name, strings.Join(names, ", "))
+	var zero T
+	return zero, fmt.Errorf("unknown model preset %q (known: %s)", name, strings.Join(known, ", "))
 }

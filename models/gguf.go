@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -235,28 +236,17 @@ func expertTensors(f *gguf.GGUFFile) (int, []ExpertTensor, error) {
 	return 0, nil, fmt.Errorf("no layer has all of blk.N.ffn_gate_exps.weight, blk.N.ffn_up_exps.weight and blk.N.ffn_down_exps.weight (not a MoE model, or fused expert tensors)")
 }
 
-// intValue converts an integer metadata value.
+// intValue converts an integer metadata value (any of the fixed-size Go
+// integer types, a uint64 up to 2^62).
 func intValue(vt gguf.GGUFMetadataValueType, v any) (int64, error) {
-	switch x := v.(type) {
-	case uint8:
-		return int64(x), nil
-	case int8:
-		return int64(x), nil
-	case uint16:
-		return int64(x), nil
-	case int16:
-		return int64(x), nil
-	case uint32:
-		return int64(x), nil
-	case int32:
-		return int64(x), nil
-	case uint64:
-		if x > 1<<62 {
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return rv.Int(), nil
+	case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if x := rv.Uint(); x > 1<<62 {
 			return 0, fmt.Errorf("%d: too large", x)
 		}
-		return int64(x), nil
-	case int64:
-		return x, nil
+		return int64(rv.Uint()), nil
 	}
 	return 0, fmt.Errorf("a %v value, want an integer", vt)
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	gguf "github.com/gpustack/gguf-parser-go"
+
 	"github.com/metalsim/metalsim/dequant"
 )
 
@@ -125,34 +127,26 @@ func tinyMoE() []byte {
 
 // tinyMoEK is a small header with K-quant experts (q4_K gate/up, q4_0 down);
 // simrun's tests use it.
-func tinyMoEK() []byte {
-	return ggufFile([]ggufKV{
-		{"general.architecture", gString, "qwen3moe"},
-		{"general.name", gString, "tiny-moe-k"},
-		{"qwen3moe.expert_count", gU32, uint32(2)},
-		{"qwen3moe.expert_used_count", gU32, uint32(1)},
-		{"qwen3moe.embedding_length", gU32, uint32(256)},
-		{"qwen3moe.expert_feed_forward_length", gU32, uint32(32)},
-	}, []ggufTensor{
-		{"blk.0.ffn_gate_exps.weight", []uint64{256, 32, 2}, 12},
-		{"blk.0.ffn_up_exps.weight", []uint64{256, 32, 2}, 12},
-		{"blk.0.ffn_down_exps.weight", []uint64{32, 256, 2}, 2},
-	})
-}
+func tinyMoEK() []byte { return tinyOneLayerMoE("tiny-moe-k", 12) }
 
 // tinyMoETQ1 is tinyMoEK with tq1_0 gate and up experts, a type ggml's Metal
 // backend has no matmul kernel for; simrun's tests use it.
-func tinyMoETQ1() []byte {
+func tinyMoETQ1() []byte { return tinyOneLayerMoE("tiny-moe-tq1", 34) }
+
+// tinyOneLayerMoE is a one-layer qwen3moe header named name: 2 experts, top-1,
+// hidden 256, expert FFN 32, gate and up experts of the ggml type id gateUp,
+// down experts q4_0.
+func tinyOneLayerMoE(name string, gateUp uint32) []byte {
 	return ggufFile([]ggufKV{
 		{"general.architecture", gString, "qwen3moe"},
-		{"general.name", gString, "tiny-moe-tq1"},
+		{"general.name", gString, name},
 		{"qwen3moe.expert_count", gU32, uint32(2)},
 		{"qwen3moe.expert_used_count", gU32, uint32(1)},
 		{"qwen3moe.embedding_length", gU32, uint32(256)},
 		{"qwen3moe.expert_feed_forward_length", gU32, uint32(32)},
 	}, []ggufTensor{
-		{"blk.0.ffn_gate_exps.weight", []uint64{256, 32, 2}, 34},
-		{"blk.0.ffn_up_exps.weight", []uint64{256, 32, 2}, 34},
+		{"blk.0.ffn_gate_exps.weight", []uint64{256, 32, 2}, gateUp},
+		{"blk.0.ffn_up_exps.weight", []uint64{256, 32, 2}, gateUp},
 		{"blk.0.ffn_down_exps.weight", []uint64{32, 256, 2}, 2},
 	})
 }
@@ -366,4 +360,25 @@ func FuzzReadGGUF(f *testing.F) {
 		}
 		_, _ = m.Layer(LayerOptions{Tokens: 32, Type: dequant.Q4_0})
 	})
+}
+
+// TestIntValue: every fixed-size integer type converts, a uint64 above 2^62
+// and a non-integer value are errors naming what was wrong.
+func TestIntValue(t *testing.T) {
+	for _, v := range []any{uint8(7), int8(7), uint16(7), int16(7), uint32(7), int32(7), uint64(7), int64(7)} {
+		if got, err := intValue(gguf.GGUFMetadataValueTypeUint32, v); got != 7 || err != nil {
+			t.Errorf("%T 7: %d, %v", v, got, err)
+		}
+	}
+	if got, err := intValue(gguf.GGUFMetadataValueTypeInt8, int8(-3)); got != -3 || err != nil {
+		t.Errorf("int8 -3: %d, %v", got, err)
+	}
+	if _, err := intValue(gguf.GGUFMetadataValueTypeUint64, uint64(1<<62+1)); err == nil || !strings.Contains(err.Error(), "too large") {
+		t.Errorf("uint64 2^62+1: err %v, want too large", err)
+	}
+	for _, v := range []any{"7", 7.0, 7, nil} {
+		if _, err := intValue(gguf.GGUFMetadataValueTypeString, v); err == nil || !strings.Contains(err.Error(), "want an integer") {
+			t.Errorf("%T %v: err %v, want an integer", v, v, err)
+		}
+	}
 }

@@ -1,10 +1,6 @@
 package models
 
-import (
-	"fmt"
-	"slices"
-	"strings"
-)
+import "fmt"
 
 // Field is one published number of a model and where it comes from.
 type Field struct {
@@ -55,15 +51,7 @@ func (p Preset) Fields() []NamedField {
 
 // LookupPreset finds a preset by name or alias, case-insensitively.
 func LookupPreset(name string) (Preset, error) {
-	want := strings.ToLower(strings.TrimSpace(name))
-	var names []string
-	for _, p := range Presets() {
-		if strings.ToLower(p.Name) == want || slices.Contains(p.Aliases, want) {
-			return p, nil
-		}
-		names = append(names, p.Name)
-	}
-	return Preset{}, fmt.Errorf("unknown model preset %q (known: %s)", name, strings.Join(names, ", "))
+	return lookupByName(name, Presets(), func(p Preset) (string, []string) { return p.Name, p.Aliases })
 }
 
 // Model returns the preset as a Model (no tensor types: the caller picks
