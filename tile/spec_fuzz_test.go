@@ -25,12 +25,6 @@ func FuzzParseVariantSpec(f *testing.F) {
 		if w != v || (wp == nil) != (path == nil) || path != nil && *wp != *path {
 			t.Fatalf("round trip: %+v %v -> %+v %v", v, path, w, wp)
 		}
-		p := Simdgroup
-		if path != nil {
-			p = *path
-		} else if v.Validate(Simdgroup) != nil {
-			p = Tensor
-		}
-		buildBoth(t, v, p)
+		buildSpec(t, v, path)
 	})
 }

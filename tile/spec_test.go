@@ -138,14 +138,22 @@ func TestExampleSpecs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		path := Simdgroup
-		if p != nil {
-			path = *p
-		} else if v.Validate(Simdgroup) != nil {
-			path = Tensor
-		}
-		buildBoth(t, v, path)
+		buildSpec(t, v, p)
 	}
+}
+
+// buildSpec builds a spec file's variant (buildBoth) on the spec's path, or
+// without one on the simdgroup path if the variant is valid there, else on
+// the tensor path.
+func buildSpec(t testing.TB, v Variant, path *Path) {
+	t.Helper()
+	p := Simdgroup
+	if path != nil {
+		p = *path
+	} else if v.Validate(Simdgroup) != nil {
+		p = Tensor
+	}
+	buildBoth(t, v, p)
 }
 
 // buildBoth builds the full-tile and half-tile programs of a variant for a
