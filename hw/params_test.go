@@ -48,6 +48,22 @@ func TestParseCase(t *testing.T) {
 	}
 }
 
+// checkAccessor checks one call of a Params accessor (name, get) on key: an
+// error containing wantErr if it is not "", else a value ok accepts (want).
+func checkAccessor[T any](t *testing.T, name string, get func(string) (T, error), key string, want T, wantErr string, ok func(T) bool) {
+	t.Helper()
+	got, err := get(key)
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%s(%s) error %v, want %q", name, key, err, wantErr)
+		}
+		return
+	}
+	if err != nil || !ok(got) {
+		t.Errorf("%s(%s) = %v, %v; want %v", name, key, got, err, want)
+	}
+}
+
 func TestParamsAccessors(t *testing.T) {
 	_, p, err := ParseCase("MUL_MAT(type_a=q4_0,m=4096,b=1,neg=-3,bs=[1,1],e=[],sp=[ 1, 2 ],bad=[1,x],notlist=7,f=0.5)")
 	if err != nil {
@@ -65,16 +81,7 @@ func TestParamsAccessors(t *testing.T) {
 		{"zz", 0, "param zz: missing parameter (have type_a,m,b,neg,bs,e,sp,bad,notlist,f)"},
 	}
 	for _, tc := range ints {
-		got, err := p.Int(tc.key)
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("Int(%s) error %v, want %q", tc.key, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || got != tc.want {
-			t.Errorf("Int(%s) = %d, %v; want %d", tc.key, got, err, tc.want)
-		}
+		checkAccessor(t, "Int", p.Int, tc.key, tc.want, tc.err, func(got int) bool { return got == tc.want })
 	}
 	lists := []struct {
 		key  string
@@ -89,16 +96,7 @@ func TestParamsAccessors(t *testing.T) {
 		{"zz", nil, "missing parameter"},
 	}
 	for _, tc := range lists {
-		got, err := p.Ints(tc.key)
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("Ints(%s) error %v, want %q", tc.key, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || !equalInts(got, tc.want) || got == nil {
-			t.Errorf("Ints(%s) = %v, %v; want %v", tc.key, got, err, tc.want)
-		}
+		checkAccessor(t, "Ints", p.Ints, tc.key, tc.want, tc.err, func(got []int) bool { return got != nil && equalInts(got, tc.want) })
 	}
 	if b, err := p.Bool("b"); err != nil || !b {
 		t.Errorf("Bool(b) = %v, %v", b, err)

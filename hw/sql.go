@@ -173,46 +173,34 @@ func parseInsert(s string) (cols []string, vals []sqlValue, err error) {
 	if table != sqlTable {
 		return nil, nil, fmt.Errorf("table %q: want %s", table, sqlTable)
 	}
-	if err := sc.punct('('); err != nil {
-		return nil, nil, err
-	}
-	for {
+	err = sc.list(func() error {
 		c := sc.ident()
 		if c == "" {
-			return nil, nil, fmt.Errorf("column %d: want a column name at offset %d", len(cols)+1, sc.i)
+			return fmt.Errorf("column %d: want a column name at offset %d", len(cols)+1, sc.i)
 		}
 		for _, prev := range cols {
 			if prev == c {
-				return nil, nil, fmt.Errorf("column %s named twice", c)
+				return fmt.Errorf("column %s named twice", c)
 			}
 		}
 		cols = append(cols, c)
-		if sc.peek() != ',' {
-			break
-		}
-		sc.i++
-	}
-	if err := sc.punct(')'); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, nil, err
 	}
 	if err := sc.keyword("VALUES"); err != nil {
 		return nil, nil, err
 	}
-	if err := sc.punct('('); err != nil {
-		return nil, nil, err
-	}
-	for {
+	err = sc.list(func() error {
 		v, err := sc.value()
 		if err != nil {
-			return nil, nil, fmt.Errorf("value %d: %w", len(vals)+1, err)
+			return fmt.Errorf("value %d: %w", len(vals)+1, err)
 		}
 		vals = append(vals, v)
-		if sc.peek() != ',' {
-			break
-		}
-		sc.i++
-	}
-	if err := sc.punct(')'); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, nil, err
 	}
 	if sc.peek() == ';' {
@@ -265,6 +253,24 @@ func (sc *sqlScanner) punct(c byte) error {
 	}
 	sc.i++
 	return nil
+}
+
+// list parses a parenthesised, comma-separated list, calling item for each
+// element.
+func (sc *sqlScanner) list(item func() error) error {
+	if err := sc.punct('('); err != nil {
+		return err
+	}
+	for {
+		if err := item(); err != nil {
+			return err
+		}
+		if sc.peek() != ',' {
+			break
+		}
+		sc.i++
+	}
+	return sc.punct(')')
 }
 
 func (sc *sqlScanner) ident() string {
