@@ -14,10 +14,7 @@ import (
 // leaves experts partly filled; the mat-vec kernels' estimate is their
 // products exactly.
 func TestEmulateMACsBoundsTheRun(t *testing.T) {
-	moe := tile.MoEWorkload(tile.Problem{Experts: 4, Used: 2, M: 72, K: 256, Tokens: 40, TypeA: dequant.Q4_0})
-	dense := func(n int) tile.Workload {
-		return tile.DenseWorkload(tile.DenseProblem{M: 72, N: n, K: 256, TypeA: dequant.Q8_0})
-	}
+	moe, dense := kernelWorkloads(72, 40)
 	for _, tc := range []struct {
 		w       tile.Workload
 		kern    tile.MetalKernel

@@ -34,14 +34,21 @@ func TestCompareEmulation(t *testing.T) {
 	}
 }
 
+// kernelWorkloads returns the small workloads the every-kernel tests run: a
+// 4-expert top-2 q4_0 mul_mat_id of m rows, k = 256 and tokens tokens, and
+// the q8_0 mul_mat of m rows, k = 256 and n tokens.
+func kernelWorkloads(m, tokens int) (moe tile.Workload, dense func(n int) tile.Workload) {
+	moe = tile.MoEWorkload(tile.Problem{Experts: 4, Used: 2, M: m, K: 256, Tokens: tokens, TypeA: dequant.Q4_0})
+	return moe, func(n int) tile.Workload {
+		return tile.DenseWorkload(tile.DenseProblem{M: m, N: n, K: 256, TypeA: dequant.Q8_0})
+	}
+}
+
 // TestEmulateEveryKernel: each kernel's emulated output is within its bound
 // of its reference, and an output one part in a thousand off is not (the
 // bounds are sharp enough to catch a wrong value).
 func TestEmulateEveryKernel(t *testing.T) {
-	moe := tile.MoEWorkload(tile.Problem{Experts: 4, Used: 2, M: 24, K: 256, Tokens: 3, TypeA: dequant.Q4_0})
-	dense := func(n int) tile.Workload {
-		return tile.DenseWorkload(tile.DenseProblem{M: 24, N: n, K: 256, TypeA: dequant.Q8_0})
-	}
+	moe, dense := kernelWorkloads(24, 3)
 	for _, tc := range []struct {
 		w    tile.Workload
 		kern tile.MetalKernel

@@ -1,6 +1,7 @@
 package trace_test
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -12,6 +13,30 @@ import (
 	"github.com/metalsim/metalsim/tile"
 	"github.com/metalsim/metalsim/trace"
 )
+
+// tracedAsPlain runs grid g on the detailed engine without a recorder, then
+// observe with a full recorder of cores, and checks that the traced run
+// timed exactly like the plain one; it returns the traced result and the
+// timeline.
+func tracedAsPlain(t *testing.T, s *sim.Simulator, g *sim.Grid, chip *chips.Chip, cores []int, observe func(*trace.Recorder) (*sim.GridResult, error)) (*sim.GridResult, *trace.Timeline) {
+	t.Helper()
+	plain, err := s.RunGrid(g, chip, sim.Detailed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := trace.NewRecorder(trace.RecordOptions{Full: true, Cores: cores})
+	if err != nil {
+		t.Fatal(err)
+	}
+	traced, err := observe(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Float64bits(plain.Cycles) != math.Float64bits(traced.Cycles) || plain.Instructions != traced.Instructions {
+		t.Fatalf("traced run: %v cycles, %d instructions; untraced: %v, %d", traced.Cycles, traced.Instructions, plain.Cycles, plain.Instructions)
+	}
+	return traced, rec.Timeline()
+}
 
 // TestObservedRunDoesNotChangeTiming: views are consumers. A full traced run
 // times exactly like the detailed engine without a recorder.
@@ -28,24 +53,11 @@ func TestObservedRunDoesNotChangeTiming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := s.RunGrid(g, chip, sim.Detailed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := trace.NewRecorder(trace.RecordOptions{Full: true, Cores: []int{0, 5}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	traced, err := s.Observe(p, k, chip, 3, rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if math.Float64bits(plain.Cycles) != math.Float64bits(traced.Cycles) || plain.Instructions != traced.Instructions {
-		t.Fatalf("traced run: %v cycles, %d instructions; untraced: %v, %d", traced.Cycles, traced.Instructions, plain.Cycles, plain.Instructions)
-	}
-	tl := rec.Timeline()
-	if !tl.Complete || tl.SimulatedCycles != int64(plain.Cycles) {
-		t.Errorf("complete %v, simulated %d cycles, want %v", tl.Complete, tl.SimulatedCycles, plain.Cycles)
+	traced, tl := tracedAsPlain(t, s, g, chip, []int{0, 5}, func(rec *trace.Recorder) (*sim.GridResult, error) {
+		return s.Observe(p, k, chip, 3, rec)
+	})
+	if !tl.Complete || tl.SimulatedCycles != int64(traced.Cycles) {
+		t.Errorf("complete %v, simulated %d cycles, want %v", tl.Complete, tl.SimulatedCycles, traced.Cycles)
 	}
 	kinds := map[trace.SpanKind]int{}
 	for _, sp := range tl.Spans {
@@ -228,22 +240,13 @@ func TestObservedWorkloadsTimeAsRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		plain, err := s.RunGrid(g, chip, sim.Detailed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec, err := trace.NewRecorder(trace.RecordOptions{Full: true, Cores: []int{0, 1}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		traced, kern, err := s.ObserveWorkload(tc.w, k, tile.KernelAuto, chip, 3, rec)
-		if err != nil || kern != tc.kernel {
-			t.Fatalf("%s: kernel %s, %v", tc.w, kern, err)
-		}
-		if math.Float64bits(plain.Cycles) != math.Float64bits(traced.Cycles) || plain.Instructions != traced.Instructions {
-			t.Errorf("%s: traced %v cycles, %d instructions; untraced %v, %d", tc.w, traced.Cycles, traced.Instructions, plain.Cycles, plain.Instructions)
-		}
-		tl := rec.Timeline()
+		_, tl := tracedAsPlain(t, s, g, chip, []int{0, 1}, func(rec *trace.Recorder) (*sim.GridResult, error) {
+			traced, kern, err := s.ObserveWorkload(tc.w, k, tile.KernelAuto, chip, 3, rec)
+			if err == nil && kern != tc.kernel {
+				err = fmt.Errorf("%s: kernel %s, want %s", tc.w, kern, tc.kernel)
+			}
+			return traced, err
+		})
 		if tl.Kernel != tc.label || tl.Metal != tc.kernel.String() || len(tl.TGs) == 0 {
 			t.Errorf("%s: timeline kernel %q (%s), %d threadgroups", tc.w, tl.Kernel, tl.Metal, len(tl.TGs))
 		}

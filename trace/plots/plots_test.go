@@ -216,18 +216,25 @@ func sweepRows(routings ...string) []*study.Row {
 	return rows
 }
 
-// TestSweepLines: one swept axis draws a line per chip and variant over it,
-// every point in its variant's colour; a failed point is left out.
-func TestSweepLines(t *testing.T) {
-	rows := sweepRows()
-	if k := SweepKind(rows); k != "lines over n" {
-		t.Fatalf("kind %q", k)
+// sweepPicture checks that rows plot as kind and returns their SVG sweep plot,
+// read and as text.
+func sweepPicture(t *testing.T, rows []*study.Row, kind string) (picture, string) {
+	t.Helper()
+	if k := SweepKind(rows); k != kind {
+		t.Fatalf("kind %q, want %q", k, kind)
 	}
 	var b bytes.Buffer
 	if err := WriteSweep(&b, "svg", rows); err != nil {
 		t.Fatal(err)
 	}
-	pic := readPicture(t, b.String())
+	return readPicture(t, b.String()), b.String()
+}
+
+// TestSweepLines: one swept axis draws a line per chip and variant over it,
+// every point in its variant's colour; a failed point is left out.
+func TestSweepLines(t *testing.T) {
+	rows := sweepRows()
+	pic, _ := sweepPicture(t, rows, "lines over n")
 	pic.requireTexts(t, "sweep lines", "n (tokens, log2 scale)", "predicted µs per MUL_MAT_ID", "32", "256", "2048",
 		"M1 Pro 16-core GPU, upstream", "M1 Pro 16-core GPU, halftile")
 	if pic.hasText("64") {
@@ -247,14 +254,7 @@ func TestSweepLines(t *testing.T) {
 // and variant, every cell labelled with its time.
 func TestSweepHeatmap(t *testing.T) {
 	rows := sweepRows("zipf:0", "zipf:1")
-	if k := SweepKind(rows); k != "heatmap" {
-		t.Fatalf("kind %q", k)
-	}
-	var b bytes.Buffer
-	if err := WriteSweep(&b, "svg", rows); err != nil {
-		t.Fatal(err)
-	}
-	pic := readPicture(t, b.String())
+	pic, _ := sweepPicture(t, rows, "heatmap")
 	pic.requireTexts(t, "heatmap", "n (tokens)", "routing", "zipf:0", "zipf:1", "µs",
 		"M1 Pro 16-core GPU, upstream", "M1 Pro 16-core GPU, halftile")
 	for _, r := range rows {
@@ -266,11 +266,8 @@ func TestSweepHeatmap(t *testing.T) {
 	for _, r := range rows {
 		r.TotalUs *= float64(r.N) / 32
 	}
-	b.Reset()
-	if err := WriteSweep(&b, "svg", rows); err != nil {
-		t.Fatal(err)
-	}
-	readPicture(t, b.String()).requireTexts(t, "a log heatmap", "µs (log scale)")
+	pic, _ = sweepPicture(t, rows, "heatmap")
+	pic.requireTexts(t, "a log heatmap", "µs (log scale)")
 }
 
 // TestSweepOverRouting: routings of different kinds at one n are categories:
@@ -283,21 +280,14 @@ func TestSweepOverRouting(t *testing.T) {
 			rows = append(rows, r)
 		}
 	}
-	if k := SweepKind(rows); k != "lines over routing" {
-		t.Fatalf("kind %q", k)
-	}
-	var b bytes.Buffer
-	if err := WriteSweep(&b, "svg", rows); err != nil {
-		t.Fatal(err)
-	}
-	pic := readPicture(t, b.String())
+	pic, svg := sweepPicture(t, rows, "lines over routing")
 	pic.requireTexts(t, "over routing", "routing", "uniform", "hot:4:0.5", "predicted µs per MUL_MAT_ID", "M1 Pro 16-core GPU, upstream")
 	for i := range 2 {
 		if got := pic.filled(colour(i)); got != 2+1 {
 			t.Errorf("variant %d: %d points, want 3 (2 routings and the legend's)", i, got)
 		}
 	}
-	if strings.Contains(b.String(), "stroke:"+hex(colour(0))) {
+	if strings.Contains(svg, "stroke:"+hex(colour(0))) {
 		t.Error("categories joined by a line")
 	}
 }
