@@ -56,12 +56,8 @@ func second[T any](_ T, err error) error { return err }
 func FuzzParseNs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		ns, err := ParseNs("--n", s)
-		if failed(t, s, err, "--n") {
+		if !acceptedList(t, "--n", s, len(ns), err, true) {
 			return
-		}
-		items, _ := SplitList("--n", s)
-		if len(ns) == 0 || len(ns) != len(items) {
-			t.Fatalf("%q: %d counts from %d items", s, len(ns), len(items))
 		}
 		for _, n := range ns {
 			if n < 1 || n > tile.MaxTokens {
@@ -76,12 +72,8 @@ func FuzzParseNs(f *testing.F) {
 func FuzzParseFloats(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		vs, err := ParseFloats("--skew", s)
-		if failed(t, s, err, "--skew") {
+		if !acceptedList(t, "--skew", s, len(vs), err, false) {
 			return
-		}
-		items, _ := SplitList("--skew", s)
-		if len(vs) != len(items) {
-			t.Fatalf("%q: %d values from %d items", s, len(vs), len(items))
 		}
 		for _, v := range vs {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -135,12 +127,8 @@ func FuzzLoadChips(f *testing.F) {
 			return
 		}
 		chips, err := LoadChips("--chip", s)
-		if failed(t, s, err, "--chip") {
+		if !acceptedList(t, "--chip", s, len(chips), err, true) {
 			return
-		}
-		items, _ := SplitList("--chip", s)
-		if len(chips) == 0 || len(chips) != len(items) {
-			t.Fatalf("%q: %d chips from %d items", s, len(chips), len(items))
 		}
 		for _, c := range chips {
 			if _, err := LoadChip(c.Name); err != nil {
@@ -155,13 +143,7 @@ func FuzzLoadChips(f *testing.F) {
 func FuzzParseShapes(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		shapes, err := ParseShapes("--shapes", s)
-		if failed(t, s, err, "--shapes") {
-			return
-		}
-		items, _ := SplitList("--shapes", s)
-		if len(shapes) == 0 || len(shapes) != len(items) {
-			t.Fatalf("%q: %d shapes from %d items", s, len(shapes), len(items))
-		}
+		acceptedList(t, "--shapes", s, len(shapes), err, true)
 	})
 }
 
@@ -173,6 +155,21 @@ func failed(t *testing.T, s string, err error, label string) bool {
 		t.Fatalf("%q: error %q does not name the flag %s", s, err, label)
 	}
 	return err != nil
+}
+
+// acceptedList reports whether a list parser accepted input s (n values, or
+// err), failing the test when its error does not start with the flag label
+// it was given, or when it gave other than one value per item of s (and, with
+// nonEmpty, none).
+func acceptedList(t *testing.T, label, s string, n int, err error, nonEmpty bool) bool {
+	t.Helper()
+	if failed(t, s, err, label) {
+		return false
+	}
+	if items, _ := SplitList(label, s); n != len(items) || nonEmpty && n == 0 {
+		t.Fatalf("%q: %d values from %d items", s, n, len(items))
+	}
+	return true
 }
 
 // TestParseKernels: an op and its kernels, one for both sides of a
