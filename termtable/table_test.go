@@ -21,21 +21,34 @@ func sample() *Table {
 	return t
 }
 
-func TestWriteAligns(t *testing.T) {
+// render writes tb with no width limit, failing the test on an error or a
+// column left out.
+func render(t *testing.T, tb *Table) string {
+	t.Helper()
 	var b bytes.Buffer
-	omitted, err := sample().Write(&b, 0)
+	omitted, err := tb.Write(&b, 0)
 	if err != nil || omitted != nil {
 		t.Fatalf("omitted %v, %v", omitted, err)
 	}
+	return b.String()
+}
+
+// checkText fails the test unless got is want.
+func checkText(t *testing.T, got, want string) {
+	t.Helper()
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestWriteAligns(t *testing.T) {
 	want := "" +
 		"               ─── upstream µs ───\n" +
 		"kernel      n  measured  predicted  TGs/core  limiter\n" +
 		"M1 Pro 16-core GPU, simdgroup path\n" +
 		"mul_mv_id   8     301.4      302.1        14  dram\n" +
 		"mul_mm_id  32    2703.9     2812.0         6  matrix\n"
-	if b.String() != want {
-		t.Fatalf("got\n%s\nwant\n%s", b.String(), want)
-	}
+	checkText(t, render(t, sample()), want)
 }
 
 // TestWriteNarrows: a width limit leaves out the highest Drop first, and
@@ -73,13 +86,10 @@ func TestWriteNarrows(t *testing.T) {
 func TestGroupWidens(t *testing.T) {
 	tb := New(Column{Name: "a", Group: "a long heading", Right: true}, Column{Name: "b", Group: "a long heading"}, Column{Name: "c"})
 	tb.Row("1", "x", "y")
-	var b bytes.Buffer
-	if _, err := tb.Write(&b, 0); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(b.String(), "\n")
+	out := render(t, tb)
+	lines := strings.Split(out, "\n")
 	if lines[0] != "─ a long heading ─" || Width(lines[1]) != Width(lines[0])+len(Gap)+1 {
-		t.Fatalf("got\n%s", b.String())
+		t.Fatalf("got\n%s", out)
 	}
 }
 
@@ -87,17 +97,11 @@ func TestGroupWidens(t *testing.T) {
 func TestGroupOfOne(t *testing.T) {
 	tb := New(Column{Name: "n", Right: true}, Column{Name: "skipped", Group: "half-tiles", Right: true}, Column{Name: "x", Group: "left"})
 	tb.Row("8", "0", "a")
-	var b bytes.Buffer
-	if _, err := tb.Write(&b, 0); err != nil {
-		t.Fatal(err)
-	}
 	want := "" +
 		"   half-tiles  left\n" +
 		"n     skipped  x\n" +
 		"8           0  a\n"
-	if b.String() != want {
-		t.Fatalf("got\n%s\nwant\n%s", b.String(), want)
-	}
+	checkText(t, render(t, tb), want)
 }
 
 func TestTooManyCells(t *testing.T) {
