@@ -25,11 +25,7 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 	var params listFlag
 	fs.Var(&params, "param", "parameter to fit, NAME@CHIP[=LO:HI] (repeatable), e.g. sg_launch_clk@\"M1 Pro 16-core GPU\"=0:2000")
 	var mf measureFlags
-	var sf simFlags
-	var tf tableFlags
 	mf.register(fs)
-	sf.register(fs)
-	tf.register(fs)
 	cv := fs.Bool("cv", false, "also run leave-one-problem-out cross-validation (one full fit per held-out problem)")
 	maxEvals := fs.Int("max-evals", 0, fmt.Sprintf("evaluations per fit, the start, the coarse grid (shrunk to fit) and the simplex together, at most %d (0: the full grid and 40 simplex evaluations per parameter, at most %d)", accuracy.MaxEvals, accuracy.MaxEvals))
 	outDir := fs.String("out-dir", ".", "directory for the fitted chip files")
@@ -37,7 +33,7 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
-	opt, err := sf.options()
+	opt, err := mf.sim.options()
 	if err != nil {
 		return fail(stderr, "fit", err)
 	}
@@ -63,7 +59,7 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 	if !*cv {
 		res.CV = nil
 	}
-	if err := res.WriteText(stdout, tf.width()); err != nil {
+	if err := res.WriteText(stdout, mf.table.width()); err != nil {
 		return fail(stderr, "fit", err)
 	}
 	fitted, err := res.FittedChips("simrun fit "+strings.Join(quoteArgs(args), " "), files)
@@ -84,7 +80,7 @@ func runFit(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "wrote %s\n", out)
 	}
-	sf.writeRates(stderr)
+	mf.sim.writeRates(stderr)
 	return exitOK
 }
 

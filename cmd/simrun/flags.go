@@ -32,11 +32,16 @@ func (f *shapeFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.used, "used", 8, "experts used per token (n_used; mul_mat_id)")
 	fs.IntVar(&f.m, "m", 768, "weight rows (per expert)")
 	fs.IntVar(&f.k, "k", 2048, "reduction length")
-	fs.StringVar(&f.typeA, "type", "q4_0", "weight type ("+dequant.TypeNames()+")")
-	fs.StringVar(&f.typeB, "type-b", "f32", "activation type (f32, f16)")
+	f.registerTypes(fs, "weight type ("+dequant.TypeNames()+")", "activation type (f32, f16)")
 	fs.BoolVar(&f.bcast, "b", false, "broadcast: all slots of a token read one activation row (b=1; mul_mat_id)")
 	fs.IntVar(&f.bs, "bs", 1, "weight matrices, one matmul each (test-backend-ops bs; mul_mat)")
 	fs.IntVar(&f.nr, "nr", 1, "activation batches per weight matrix, its matrix broadcast to them (test-backend-ops nr; mul_mat)")
+}
+
+// registerTypes registers --type and --type-b with their usage texts.
+func (f *shapeFlags) registerTypes(fs *flag.FlagSet, typeUsage, typeBUsage string) {
+	fs.StringVar(&f.typeA, "type", "q4_0", typeUsage)
+	fs.StringVar(&f.typeB, "type-b", "f32", typeBUsage)
 }
 
 // registerOp registers --op and --kernel; dense says what --op mul_mat runs.

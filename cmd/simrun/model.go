@@ -37,10 +37,9 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	pathFlag := fs.String("path", "", "kernel path: simdgroup or tensor (default: a spec file's path, else the chip's)")
 	variantFlag := fs.String("variant", "upstream", "kernel variant: a built-in name or a .toml spec file")
 	routingFlag := fs.String("routing", "uniform", "routing: uniform, zipf:S, hot:H:F or file:PATH")
-	typeA := fs.String("type", "q4_0", "weight type of every expert tensor ("+dequant.TypeNames()+"); with --gguf it overrides the file's types")
-	typeB := fs.String("type-b", "f32", "activation type (f32, f16)")
 	format := fs.String("format", "text", "output: text, csv or json")
 	shape := shapeFlags{bs: 1, nr: 1} // no --bs and --nr: one matmul per tensor
+	shape.registerTypes(fs, "weight type of every expert tensor ("+dequant.TypeNames()+"); with --gguf it overrides the file's types", "activation type (f32, f16)")
 	shape.registerOp(fs, "each matmul as one expert's dense MUL_MAT over the n tokens")
 	if code, ok := parseFlagsOnly(fs, args, "model", stderr); !ok {
 		return code
@@ -59,7 +58,6 @@ func runModel(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "model", err)
 	}
-	shape.typeA, shape.typeB = *typeA, *typeB
 	sh, forced, err := shape.kernelShape()
 	if err != nil {
 		return fail(stderr, "model", err)

@@ -25,10 +25,9 @@ func runOccupancy(args []string, stdout, stderr io.Writer) int {
 	var cf chipFlags
 	kf.register(fs, "")
 	cf.register(fs, "M1 Pro 16-core GPU")
-	typeA := fs.String("type", "q4_0", "weight type, for the variant's registers")
-	typeB := fs.String("type-b", "f32", "activation type (f32, f16), for the variant's registers")
 	nFlag := fs.Int("n", 0, "tokens, for the kernel llama.cpp dispatches (0: the variant's tile tokens, nr1)")
 	sf := shapeFlags{bs: 1, nr: 1} // occupancy has no --bs and --nr: one matmul
+	sf.registerTypes(fs, "weight type, for the variant's registers", "activation type (f32, f16), for the variant's registers")
 	sf.registerOp(fs, "a dense matmul")
 	threads := fs.Int("threads", 0, "threads per threadgroup (default: the variant's)")
 	regs := fs.Int("regs", 0, "registers per thread (default: the variant's)")
@@ -43,7 +42,6 @@ func runOccupancy(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "occupancy", err)
 	}
-	sf.typeA, sf.typeB = *typeA, *typeB
 	sh, forced, err := sf.kernelShape()
 	if err != nil {
 		return fail(stderr, "occupancy", err)
@@ -80,7 +78,7 @@ func runOccupancy(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "occupancy", err)
 	}
 	label := trace.RunLabel(kern, k)
-	rep := trace.OccupancyReport{Chip: chip, Kernel: label, TypeA: sh.TypeA.String(), TypeB: *typeB, Shape: shape,
+	rep := trace.OccupancyReport{Chip: chip, Kernel: label, TypeA: sh.TypeA.String(), TypeB: sf.typeB, Shape: shape,
 		Threads: shape.Threads, Regs: shape.Registers.Total, TGMem: shape.TGMemoryBytes, Lo: lo, Hi: hi, Step: step}
 	given := func(name string, v *int) *int { // a what-if value, or nil
 		if set[name] {

@@ -27,10 +27,14 @@ func readMeasurements(files []string, stderr io.Writer) ([]hw.Row, []string, err
 	return m.Rows, m.Files, nil
 }
 
-// measureFlags pick how rows map to chips and variants.
+// measureFlags are the flags of the commands that predict measurement files
+// (validate, fit): how rows map to chips and variants, the simulation's
+// options and the table width.
 type measureFlags struct {
 	chip    chipFlags
 	variant string
+	sim     simFlags
+	table   tableFlags
 }
 
 func (f *measureFlags) register(fs *flag.FlagSet) {
@@ -38,6 +42,8 @@ func (f *measureFlags) register(fs *flag.FlagSet) {
 		"chip of every row, a name or alias (simrun chips) or a chip .json file; default: the chip each row names (a log's \"Apple M1 Pro\" maps to the common core count)",
 		"load the chip of every row from this chip file")
 	fs.StringVar(&f.variant, "variant", "", "built-in kernel variant of rows that name none (logs); default upstream")
+	f.sim.register(fs)
+	f.table.register(fs)
 }
 
 // read reads measurement files (readMeasurements; a baseline file first,
@@ -73,11 +79,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		"  simrun validate --baseline A.log --variant halftile B.log\n"+
 		"which reports measured vs predicted deltas per case.\n\nusage: simrun validate [flags] [FILE...]", stderr)
 	var mf measureFlags
-	var sf simFlags
-	var tf tableFlags
 	mf.register(fs)
-	sf.register(fs)
-	tf.register(fs)
 	format := fs.String("format", "text", "output: text, json, markdown, or doc (the whole of docs/accuracy.md)")
 	baseline := fs.String("baseline", "", "a measurement file of the baseline build: its rows are the upstream variant, paired with the FILE rows (--variant)")
 	plotFile := fs.String("plot", "", "also draw predicted vs measured (and the deltas) to this .png or .svg file")
@@ -90,7 +92,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	if err := accuracy.CheckFormat(*format); err != nil {
 		return fail(stderr, "validate", err)
 	}
-	opt, err := sf.options()
+	opt, err := mf.sim.options()
 	if err != nil {
 		return fail(stderr, "validate", err)
 	}
@@ -105,7 +107,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "validate", err)
 	}
-	err = rep.Write(stdout, *format, tf.width(), "go run ./cmd/simrun validate "+strings.Join(quoteArgs(args), " "))
+	err = rep.Write(stdout, *format, mf.table.width(), "go run ./cmd/simrun validate "+strings.Join(quoteArgs(args), " "))
 	if err == nil && *plotFile != "" {
 		if err = writePlot(*plotFile, func(w io.Writer, format string) error {
 			return plots.WriteAccuracy(w, format, rep)
@@ -116,6 +118,6 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "validate", err)
 	}
-	sf.writeRates(stderr)
+	mf.sim.writeRates(stderr)
 	return exitOK
 }
