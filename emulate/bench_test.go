@@ -3,7 +3,6 @@ package emulate_test
 import (
 	"testing"
 
-	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/emulate"
 	"github.com/metalsim/metalsim/tile"
 )
@@ -12,7 +11,7 @@ import (
 // case on the simdgroup path on one core and reports multiply-accumulates per
 // second (padding rows included: they are executed).
 func BenchmarkEmulate(b *testing.B) {
-	p := tile.Problem{Experts: 128, Used: 8, M: 768, K: 2048, Tokens: 512, TypeA: dequant.Q4_0}
+	p := tile.HeadlineProblem(512)
 	t := emulate.RandomTensors(p, 1)
 	k := tile.Kernel{Variant: tile.Upstream(), Path: tile.Simdgroup}
 	b.ResetTimer()

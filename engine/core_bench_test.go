@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/metalsim/metalsim/chips"
-	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/tile"
 )
 
@@ -24,7 +23,7 @@ func headlineBuilder(tb testing.TB, chipName string, v tile.Variant, path tile.P
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p := tile.Problem{Experts: 128, Used: 8, M: 768, K: 2048, Tokens: 512, TypeA: dequant.Q4_0}
+	p := tile.HeadlineProblem(512)
 	k := tile.Kernel{Variant: v, Path: path}
 	bl, err := tile.NewBuilder(p, k)
 	if err != nil {

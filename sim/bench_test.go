@@ -21,7 +21,7 @@ import (
 // two calibrated chips on their default paths.
 func perfSuite(b *testing.B) (cases []func(*sim.Simulator) *sim.Result) {
 	shapes := []tile.Problem{
-		{Experts: 128, Used: 8, M: 768, K: 2048, TypeA: dequant.Q4_0},
+		tile.HeadlineProblem(0),
 		{Experts: 32, Used: 4, M: 1792, K: 2048, TypeA: dequant.Q4_0},
 	}
 	for _, chipName := range []string{"M1 Pro 16-core GPU", "M5 10-core GPU"} {
@@ -123,7 +123,7 @@ func BenchmarkDetailedEngine(b *testing.B) {
 // reports the peak heap, which must stay bounded by resident tiles, not tokens.
 func BenchmarkMillionTokens(b *testing.B) {
 	chip := chips.MustLookup("M1 Pro 16-core GPU")
-	p := tile.Problem{Experts: 128, Used: 8, M: 768, K: 2048, Tokens: 1_000_000, TypeA: dequant.Q4_0}
+	p := tile.HeadlineProblem(1_000_000)
 	k := tile.Kernel{Variant: tile.HalfTile(), Path: tile.Simdgroup}
 	for i := 0; i < b.N; i++ {
 		var before runtime.MemStats
@@ -148,7 +148,7 @@ func BenchmarkLargestAccepted(b *testing.B) {
 	chip := chips.MustLookup("M1 Pro 16-core GPU")
 	k := tile.Kernel{Variant: tile.Upstream()}
 	for _, p := range []tile.Problem{
-		{Experts: 128, Used: 8, M: 768, K: 2048, Tokens: 1_586_272, TypeA: dequant.Q4_0},
+		tile.HeadlineProblem(1_586_272),
 		{Experts: 1, Used: 1, M: 64, K: 64, Tokens: tile.MaxTokens, TypeA: dequant.Q4_0},
 	} {
 		b.Run(fmt.Sprintf("experts=%d,n=%d", p.Experts, p.Tokens), func(b *testing.B) {
@@ -240,7 +240,7 @@ type kernelRow struct {
 func kernelRowSets(b *testing.B) map[tile.MetalKernel][]kernelRow {
 	sets := map[tile.MetalKernel][]kernelRow{}
 	moe := []tile.Problem{
-		{Experts: 128, Used: 8, M: 768, K: 2048, TypeA: dequant.Q4_0},
+		tile.HeadlineProblem(0),
 		{Experts: 32, Used: 4, M: 1792, K: 2048, TypeA: dequant.Q4_0},
 	}
 	add := func(want tile.MetalKernel, r kernelRow) {

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/metalsim/metalsim/chips"
-	"github.com/metalsim/metalsim/dequant"
 	"github.com/metalsim/metalsim/routing"
 	"github.com/metalsim/metalsim/sim"
 	"github.com/metalsim/metalsim/tile"
@@ -26,7 +25,7 @@ import (
 // moves rows of this many waves by up to 0.7 %, so 1 % is the measurement's
 // own scatter.
 func TestMatVecIDLattice(t *testing.T) {
-	p := tile.Problem{Experts: 128, Used: 8, M: 768, K: 2048, Tokens: 8, TypeA: dequant.Q4_0}
+	p := tile.HeadlineProblem(8)
 	for _, tc := range []struct {
 		name string
 		frac float64 // the most instructions on the lattice, a fraction of every composition measured

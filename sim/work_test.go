@@ -26,7 +26,7 @@ func TestEstimateBoundsTheRun(t *testing.T) {
 	k := tile.Kernel{Variant: tile.HalfTile()}
 	for _, p := range []tile.Problem{
 		{Experts: 16, Used: 4, M: 256, K: 256, Tokens: 64, TypeA: dequant.Q4_0},
-		{Experts: 128, Used: 8, M: 768, K: 2048, Tokens: 128, TypeA: dequant.Q4_0},
+		tile.HeadlineProblem(128),
 		{Experts: 8, Used: 2, M: 96, K: 512, Tokens: 8, TypeA: dequant.IQ2_XS}, // mul_mv_id
 	} {
 		for _, kind := range []sim.Engine{sim.Fast, sim.Detailed} {
@@ -79,7 +79,7 @@ func TestWorkBoundRefusesBeforeRunning(t *testing.T) {
 		w   tile.Workload
 		opt sim.Options
 	}{
-		{tile.MoEWorkload(tile.Problem{Experts: 128, Used: 8, M: 768, K: 2048, Tokens: 1 << 24, TypeA: dequant.Q4_0}), sim.Options{}},
+		{tile.MoEWorkload(tile.HeadlineProblem(1 << 24)), sim.Options{}},
 		{tile.MoEWorkload(tile.Problem{Experts: 1024, Used: 8, M: 1 << 20, K: 1 << 20, Tokens: 1 << 24, TypeA: dequant.Q4_0}), sim.Options{}},
 		{tile.MoEWorkload(tile.Problem{Experts: 16, Used: 4, M: 256, K: 256, Tokens: 64, TypeA: dequant.Q4_0}), sim.Options{MaxWork: 1000}},
 		{tile.MoEWorkload(tile.Problem{Experts: 16, Used: 4, M: 256, K: 256, Tokens: 8, TypeA: dequant.Q4_0}), sim.Options{MaxWork: 10}},

@@ -24,6 +24,14 @@ type Problem struct {
 	HalfB     bool         // [type_b=f16]: activations are f16 instead of f32
 }
 
+// HeadlineProblem is the headline experiment's shape at tokens tokens: the
+// 128-expert top-8 q4_0 MUL_MAT_ID perf shape of test-backend-ops (m = 768,
+// k = 2048, f32 activations) that the calibration sets measure, and simrun's
+// default shape.
+func HeadlineProblem(tokens int) Problem {
+	return Problem{Experts: 128, Used: 8, M: 768, K: 2048, Tokens: tokens, TypeA: dequant.Q4_0}
+}
+
 // Limits on problem sizes: large enough for any real model, small enough that
 // index arithmetic cannot overflow.
 const (

@@ -28,10 +28,11 @@ type shapeFlags struct {
 
 func (f *shapeFlags) register(fs *flag.FlagSet) {
 	f.registerOp(fs, "a dense matmul of one m x k weight matrix")
-	fs.IntVar(&f.experts, "experts", 128, "experts holding weights (test-backend-ops n_mats; mul_mat_id)")
-	fs.IntVar(&f.used, "used", 8, "experts used per token (n_used; mul_mat_id)")
-	fs.IntVar(&f.m, "m", 768, "weight rows (per expert)")
-	fs.IntVar(&f.k, "k", 2048, "reduction length")
+	h := tile.HeadlineProblem(0)
+	fs.IntVar(&f.experts, "experts", h.Experts, "experts holding weights (test-backend-ops n_mats; mul_mat_id)")
+	fs.IntVar(&f.used, "used", h.Used, "experts used per token (n_used; mul_mat_id)")
+	fs.IntVar(&f.m, "m", h.M, "weight rows (per expert)")
+	fs.IntVar(&f.k, "k", h.K, "reduction length")
 	f.registerTypes(fs, "weight type ("+dequant.TypeNames()+")", "activation type (f32, f16)")
 	fs.BoolVar(&f.bcast, "b", false, "broadcast: all slots of a token read one activation row (b=1; mul_mat_id)")
 	fs.IntVar(&f.bs, "bs", 1, "weight matrices, one matmul each (test-backend-ops bs; mul_mat)")
@@ -40,7 +41,7 @@ func (f *shapeFlags) register(fs *flag.FlagSet) {
 
 // registerTypes registers --type and --type-b with their usage texts.
 func (f *shapeFlags) registerTypes(fs *flag.FlagSet, typeUsage, typeBUsage string) {
-	fs.StringVar(&f.typeA, "type", "q4_0", typeUsage)
+	fs.StringVar(&f.typeA, "type", tile.HeadlineProblem(0).TypeA.String(), typeUsage)
 	fs.StringVar(&f.typeB, "type-b", "f32", typeBUsage)
 }
 
