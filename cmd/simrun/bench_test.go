@@ -10,20 +10,14 @@ import (
 
 // TestBenchRun: a preset, a GGUF file and every output format.
 func TestBenchRun(t *testing.T) {
-	code, out, errb := simrun("bench", "--chip", "M1 Pro", "--preset", "llama2-7b", "--type", "f16", "-p", "64", "-n", "2", "-pg", "32,2", "-fa", "0,1")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errb)
-	}
+	out, _ := simrunOK(t, "bench", "--chip", "M1 Pro", "--preset", "llama2-7b", "--type", "f16", "-p", "64", "-n", "2", "-pg", "32,2", "-fa", "0,1")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	// header, separator, 2 flash-attention settings × 3 tests, blank, build line
 	if len(lines) != 10 || !strings.Contains(lines[2], "| llama 7B F16") || !strings.Contains(lines[2], "|   0 |      512 |            pp64 |") ||
 		!strings.Contains(lines[7], "|   1 |      512 |        pp32+tg2 |") || !strings.HasPrefix(lines[9], "build: metalsim estimate (M1 Pro 16-core GPU, variant upstream") {
 		t.Fatalf("markdown:\n%s", out)
 	}
-	code, out, errb = simrun("bench", "--chip", "M5", "-m", "../../models/testdata/tiny-qwen3moe-model.gguf", "-p", "32", "-n", "2", "-o", "json", "--variant", "halftile")
-	if code != exitOK {
-		t.Fatalf("gguf: exit %d: %s", code, errb)
-	}
+	out, _ = simrunOK(t, "bench", "--chip", "M5", "-m", "../../models/testdata/tiny-qwen3moe-model.gguf", "-p", "32", "-n", "2", "-o", "json", "--variant", "halftile")
 	var tests []struct {
 		ModelType string  `json:"model_type"`
 		Variant   string  `json:"variant"`
@@ -45,10 +39,7 @@ func TestBenchRun(t *testing.T) {
 }
 
 func TestBenchList(t *testing.T) {
-	code, out, errb := simrun("bench", "--list")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errb)
-	}
+	out, _ := simrunOK(t, "bench", "--list")
 	for _, w := range []string{"llama2-7b", "gemma3-4b", "qwen3-coder-30b", "gpt-oss-120b", "deepseek-v2-lite", "11008", "intermediate_size (HF-L2)",
 		"GLM-4.5-Air", "refused: GLM-4.5-Air: not modelled", "MAXTEXT-DS2:", "Q4_K_M"} {
 		if !strings.Contains(out, w) {

@@ -25,10 +25,7 @@ func compareArgs(extra ...string) []string {
 
 func TestCompareText(t *testing.T) {
 	// flags may follow the variants
-	code, out, errb := simrun(append(compareArgs("upstream", "halftile"), "--chip", "M1 Pro,M5")...)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errb)
-	}
+	out, _ := simrunOK(t, append(compareArgs("upstream", "halftile"), "--chip", "M1 Pro,M5")...)
 	for _, w := range []string{"A = upstream, B = halftile", "Δ µs", "half-tiles skipped A/B", "MMAs A/B", "occupancy A/B",
 		"limiter A/B", "M1 Pro 16-core GPU", "M5 10-core GPU", "(8x8x8)", "(16x16x16)", "m=64,k=64"} {
 		if !strings.Contains(out, w) {
@@ -41,11 +38,8 @@ func TestCompareText(t *testing.T) {
 }
 
 func TestCompareCSVAndJSON(t *testing.T) {
-	code, out, errb := simrun("compare", "--experts", "16", "--used", "4", "--type", "f16", "--draws", "1", "--n", "32,64",
+	out, _ := simrunOK(t, "compare", "--experts", "16", "--used", "4", "--type", "f16", "--draws", "1", "--n", "32,64",
 		"--format", "csv", "--shapes", "64x64,128x64", "upstream", "halftile")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errb)
-	}
 	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
 	if err != nil {
 		t.Fatal(err)
@@ -63,10 +57,7 @@ func TestCompareCSVAndJSON(t *testing.T) {
 			t.Fatalf("row %v: delta is not B - A", r)
 		}
 	}
-	code, out, errb = simrun(compareArgs("--format", "json", "upstream", "tile64x8")...)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errb)
-	}
+	out, _ = simrunOK(t, compareArgs("--format", "json", "upstream", "tile64x8")...)
 	var rows []study.CompareRow
 	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 2 || rows[0].B.Variant != "tile64x8" {
 		t.Fatalf("json %v %v", rows, err)
@@ -76,10 +67,7 @@ func TestCompareCSVAndJSON(t *testing.T) {
 func TestCompareModelAndPlot(t *testing.T) {
 	dir := t.TempDir()
 	png, svg := filepath.Join(dir, "c.png"), filepath.Join(dir, "c.svg")
-	code, out, errb := simrun("compare", "--gguf", tinyGGUF, "--n", "32,64", "--draws", "1", "--plot", png, "upstream", "halftile")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errb)
-	}
+	out, _ := simrunOK(t, "compare", "--gguf", tinyGGUF, "--n", "32,64", "--draws", "1", "--plot", png, "upstream", "halftile")
 	for _, w := range []string{"model tiny-moe", "gate", "up", "down", "layer", "plot: " + png} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q:\n%s", w, out)
@@ -88,10 +76,7 @@ func TestCompareModelAndPlot(t *testing.T) {
 	if data, err := os.ReadFile(png); err != nil || !bytes.HasPrefix(data, []byte("\x89PNG")) {
 		t.Fatalf("png: %v", err)
 	}
-	code, _, errb = simrun("compare", "--preset", "gpt-oss-20b", "--n", "32", "--draws", "1", "--plot", svg, "--format", "csv", "upstream", "halftile")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errb)
-	}
+	simrunOK(t, "compare", "--preset", "gpt-oss-20b", "--n", "32", "--draws", "1", "--plot", svg, "--format", "csv", "upstream", "halftile")
 	if data, err := os.ReadFile(svg); err != nil || !bytes.Contains(data, []byte("<svg")) {
 		t.Fatalf("svg: %v", err)
 	}
@@ -128,10 +113,7 @@ func TestCompareErrors(t *testing.T) {
 		}
 		requireBadUse(t, args, tc.want)
 	}
-	code, _, errb := simrun("compare", "-h")
-	if code != exitOK {
-		t.Fatal("compare -h failed")
-	}
+	_, errb := simrunOK(t, "compare", "-h")
 	for _, w := range []string{"-plot", "-preset", "-gguf", "-shapes", "-routing", "-chip", "-path", "-format", "-n string", "-draws", "-type"} {
 		if !strings.Contains(errb, w) {
 			t.Errorf("compare -h lacks %q", w)
@@ -165,10 +147,7 @@ func TestCompareSmallBatches(t *testing.T) {
 	moe := append(slices.Clone(small), "--experts", "16", "--used", "4")
 	cells := func(base []string, args ...string) [][]string {
 		t.Helper()
-		code, out, errb := simrun(append(slices.Clone(base), args...)...)
-		if code != exitOK {
-			t.Fatalf("compare %v: exit %d: %s", args, code, errb)
-		}
+		out, _ := simrunOK(t, append(slices.Clone(base), args...)...)
 		recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
 		if err != nil {
 			t.Fatal(err)

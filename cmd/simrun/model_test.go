@@ -12,10 +12,7 @@ import (
 )
 
 func TestModelList(t *testing.T) {
-	code, out, errb := simrun("model", "--list")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errb)
-	}
+	out, _ := simrunOK(t, "model", "--list")
 	for _, p := range models.Presets() {
 		if !strings.Contains(out, p.Name) || !strings.Contains(out, p.Source) {
 			t.Errorf("--list lacks %s or its source", p.Name)
@@ -34,10 +31,7 @@ func TestModelList(t *testing.T) {
 }
 
 func TestModelPreset(t *testing.T) {
-	code, out, errb := simrun("model", "--preset", "Qwen3-30B-A3B", "--n", "32,64", "--draws", "1", "--variant", "halftile")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errb)
-	}
+	out, _ := simrunOK(t, "model", "--preset", "Qwen3-30B-A3B", "--n", "32,64", "--draws", "1", "--variant", "halftile")
 	for _, w := range []string{"model Qwen3-30B-A3B: 128 experts, top-8, hidden 2048, expert FFN 768",
 		"variant halftile", "ffn_gate_exps", "ffn_up_exps", "ffn_down_exps", "layer"} {
 		if !strings.Contains(out, w) {
@@ -48,15 +42,15 @@ func TestModelPreset(t *testing.T) {
 		t.Error("Qwen3-30B-A3B has no unverified number")
 	}
 	// a preset with an unverified number says so in every run
-	code, out, _ = simrun("model", "--preset", "deepseek-v2-lite", "--n", "32", "--draws", "1")
-	if code != exitOK || !strings.Contains(out, "unverified: norm_topk_prob = 0") {
-		t.Fatalf("unverified preset: exit %d\n%s", code, out)
+	out, _ = simrunOK(t, "model", "--preset", "deepseek-v2-lite", "--n", "32", "--draws", "1")
+	if !strings.Contains(out, "unverified: norm_topk_prob = 0") {
+		t.Fatalf("unverified preset:\n%s", out)
 	}
 	// gate/up broadcast (b = 1, m = FFN, k = hidden), down per slot (b = 0)
-	code, out, _ = simrun("model", "--preset", "mixtral", "--n", "32", "--draws", "1", "--format", "csv")
+	out, _ = simrunOK(t, "model", "--preset", "mixtral", "--n", "32", "--draws", "1", "--format", "csv")
 	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if code != exitOK || err != nil || len(recs) != 5 {
-		t.Fatalf("csv: exit %d %v\n%s", code, err, out)
+	if err != nil || len(recs) != 5 {
+		t.Fatalf("csv: %v\n%s", err, out)
 	}
 	for i, want := range [][]string{{"gate", "14336", "4096", "1"}, {"up", "14336", "4096", "1"}, {"down", "4096", "14336", "0"}} {
 		r := recs[i+1]

@@ -50,10 +50,7 @@ func TestSweepShardsMergeToTheSameBytes(t *testing.T) {
 		}
 		var shards []string
 		for _, i := range []string{"2", "0", "1"} {
-			code, out, errb := simrun(sweepArgs("--format", format, "--shard", i+"/3", "--workers", "3")...)
-			if code != exitOK {
-				t.Fatalf("shard %s: exit %d: %s", i, code, errb)
-			}
+			out, _ := simrunOK(t, sweepArgs("--format", format, "--shard", i+"/3", "--workers", "3")...)
 			shards = append(shards, sweepWriteFile(t, dir, "shard"+i+"."+format, out))
 		}
 		code, merged, errb := simrun(append([]string{"merge"}, shards...)...)
@@ -72,10 +69,7 @@ func TestSweepShardsMergeToTheSameBytes(t *testing.T) {
 		shards = nil
 		for i := range 7 {
 			s := fmt.Sprintf("%d/7", i)
-			code, out, errb := simrun(sweepArgs("--format", format, "--shard", s, "--workers", "2")...)
-			if code != exitOK {
-				t.Fatalf("shard %s: exit %d: %s", s, code, errb)
-			}
+			out, _ := simrunOK(t, sweepArgs("--format", format, "--shard", s, "--workers", "2")...)
 			shards = append([]string{sweepWriteFile(t, dir, fmt.Sprintf("seven%d.%s", i, format), out)}, shards...)
 		}
 		if code, merged, errb := simrun(append([]string{"merge"}, shards...)...); code != exitOK || merged != full {
@@ -98,10 +92,7 @@ func TestSweepShardsMergeToTheSameBytes(t *testing.T) {
 }
 
 func TestSweepRowsAndSeeds(t *testing.T) {
-	code, out, errb := simrun(sweepArgs()...)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errb)
-	}
+	out, _ := simrunOK(t, sweepArgs()...)
 	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
 	if err != nil {
 		t.Fatal(err)
@@ -252,10 +243,7 @@ func TestMergeErrors(t *testing.T) {
 	dir := t.TempDir()
 	shard := func(format, s string, extra ...string) string {
 		args := append(sweepArgs("--format", format, "--shard", s), extra...)
-		code, out, errb := simrun(args...)
-		if code != exitOK {
-			t.Fatalf("shard %s: %s", s, errb)
-		}
+		out, _ := simrunOK(t, args...)
 		return sweepWriteFile(t, dir, strings.ReplaceAll(s, "/", "of")+strings.Join(extra, "")+"."+format, out)
 	}
 	s0, s1 := shard("csv", "0/2"), shard("csv", "1/2")
@@ -431,10 +419,7 @@ func TestMergeRejectsForeignAndMalformedShards(t *testing.T) {
 	dir := t.TempDir()
 	shard := func(name, format, s string, extra ...string) string {
 		t.Helper()
-		code, out, errb := simrun(append(sweepArgs("--format", format, "--shard", s), extra...)...)
-		if code != exitOK {
-			t.Fatalf("shard %s %v: %s", s, extra, errb)
-		}
+		out, _ := simrunOK(t, append(sweepArgs("--format", format, "--shard", s), extra...)...)
 		return sweepWriteFile(t, dir, name, out)
 	}
 	// mutate writes a copy of file with edit applied, which must change it
@@ -473,10 +458,7 @@ func TestMergeRejectsForeignAndMalformedShards(t *testing.T) {
 	drawsCSV := shard("draws2.csv", "csv", "2/3", "--draws", "2")
 	// a JSON shard without rows still names its sweep
 	args := append([]string{"sweep"}, sweepSmallShape...)
-	code, out, _ := simrun(append(args, "--n", "32", "--variant", "upstream", "--shard", "4/5", "--format", "json")...)
-	if code != exitOK {
-		t.Fatal("empty shard failed")
-	}
+	out, _ := simrunOK(t, append(args, "--n", "32", "--variant", "upstream", "--shard", "4/5", "--format", "json")...)
 	emptyJSON := sweepWriteFile(t, dir, "empty-other.json", out)
 	h0 := shard("h0.csv", "csv", "0/2")
 	anotherID := strings.Split(strings.Split(readFile(t, seedCSV), "\n")[1], ",")[2]
@@ -644,10 +626,7 @@ func TestSweepEveryKernel(t *testing.T) {
 	}
 	var shards []string
 	for _, s := range []string{"0/2", "1/2"} {
-		code, out, errb := simrun(append(args, "--shard", s)...)
-		if code != exitOK {
-			t.Fatalf("shard %s: %s", s, errb)
-		}
+		out, _ := simrunOK(t, append(args, "--shard", s)...)
 		shards = append(shards, sweepWriteFile(t, dir, strings.ReplaceAll(s, "/", "of")+".csv", out))
 	}
 	if code, merged, errb := simrun(append([]string{"merge"}, shards...)...); code != exitOK || merged != full {

@@ -10,10 +10,7 @@ import (
 // TestHelpTerms: simrun help terms explains every term and limiter, within
 // 100 columns (trace's TestGlossaryInREADME: the README holds the same words).
 func TestHelpTerms(t *testing.T) {
-	code, out, errb := simrun("help", "terms")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errb)
-	}
+	out, _ := simrunOK(t, "help", "terms")
 	for _, w := range []string{"map0", "SLC", "TGs/core", "WMAPE", "R²(log)", "broadcast b", "n_mats"} {
 		if !strings.Contains(out, "  "+w+" ") {
 			t.Errorf("help terms does not explain %s", w)

@@ -19,6 +19,17 @@ func simrun(args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// simrunOK runs simrun with args and requires exit 0; it returns standard
+// output and standard error.
+func simrunOK(t *testing.T, args ...string) (string, string) {
+	t.Helper()
+	code, out, errb := simrun(args...)
+	if code != exitOK {
+		t.Fatalf("simrun %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errb)
+	}
+	return out, errb
+}
+
 // requireBadUse runs simrun with args and requires bad input's exit code 2,
 // nothing on standard output and want in the error on standard error.
 func requireBadUse(t *testing.T, args []string, want string) {
@@ -181,10 +192,7 @@ func TestTraceCommand(t *testing.T) {
 }
 
 func TestOccupancyCommand(t *testing.T) {
-	code, out, errb := simrun("occupancy")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errb)
-	}
+	out, _ := simrunOK(t, "occupancy")
 	for _, w := range []string{"60 registers per thread", "6 threadgroups = 24 simdgroups per core", "limited by registers",
 		"registers  threads/TG  TGs/core  SGs/core", "<- this kernel"} {
 		if !strings.Contains(out, w) {
@@ -215,7 +223,7 @@ func TestOccupancyCommand(t *testing.T) {
 		t.Errorf("b.svg: %v", err)
 	}
 	// what-if: a threadgroup that cannot launch is a result, exit 1
-	code, out, _ = simrun("occupancy", "--threads", "1024", "--regs", "128")
+	code, out, _ := simrun("occupancy", "--threads", "1024", "--regs", "128")
 	if code != exitFailed || !strings.Contains(out, "cannot launch") {
 		t.Errorf("1024 threads x 128 registers: exit %d\n%s", code, out)
 	}
