@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"path/filepath"
 
 	"github.com/metalsim/metalsim/emulate"
 	"github.com/metalsim/metalsim/tile"
@@ -79,13 +78,8 @@ func AccumulationTolerance(k int, sumAbs float64) float64 {
 // over dequant.CPUDecoder's weights bit for bit. Missing references are computed
 // in float64. It returns (nil, nil) when dir has no mulmatid/ folder.
 func VerifyMulMatID(dir string) ([]Result, []MulMatIDCheck, error) {
-	mdir := filepath.Join(dir, "mulmatid")
-	ok, err := dirExists(mdir)
-	if err != nil || !ok {
-		return nil, nil, err
-	}
-	m, err := ReadMulMatIDManifest(mdir)
-	if err != nil {
+	m, _, err := readPart(dir, "mulmatid", ReadMulMatIDManifest)
+	if m == nil || err != nil {
 		return nil, nil, err
 	}
 	var results []Result

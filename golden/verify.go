@@ -52,6 +52,18 @@ func dirExists(path string) (bool, error) {
 	return true, nil
 }
 
+// readPart reads the part folder (tables, dequant, mulmatid) of the golden
+// set dir with read and returns the document and the folder; the document is
+// nil, with no error, when the set has no such folder.
+func readPart[T any](dir, part string, read func(string) (*T, error)) (*T, string, error) {
+	pdir := filepath.Join(dir, part)
+	if ok, err := dirExists(pdir); !ok {
+		return nil, pdir, err
+	}
+	doc, err := read(pdir)
+	return doc, pdir, err
+}
+
 // VerifyTables compares the lookup tables built into package dequant with
 // dir/tables. Every table index.json lists is checked (in index order): it must
 // be built in, its text file's SHA-256 must equal file_sha256, its values must
@@ -62,12 +74,8 @@ func dirExists(path string) (bool, error) {
 // has no tables/ folder, and an error when index.json cannot be read or is
 // invalid.
 func VerifyTables(dir string) ([]Result, error) {
-	tdir := filepath.Join(dir, "tables")
-	if ok, err := dirExists(tdir); !ok {
-		return nil, err
-	}
-	idx, err := ReadTableIndex(tdir)
-	if err != nil {
+	idx, tdir, err := readPart(dir, "tables", ReadTableIndex)
+	if idx == nil || err != nil {
 		return nil, err
 	}
 	builtIn := map[string]dequant.LookupTable{}
@@ -195,12 +203,8 @@ func sha256Hex(b []byte) string {
 // and an error when the manifest cannot be read or is invalid; a bad data file
 // is a failing Result.
 func VerifyDequant(dir string) ([]Result, error) {
-	ddir := filepath.Join(dir, "dequant")
-	if ok, err := dirExists(ddir); !ok {
-		return nil, err
-	}
-	m, err := ReadDequantManifest(ddir)
-	if err != nil {
+	m, ddir, err := readPart(dir, "dequant", ReadDequantManifest)
+	if m == nil || err != nil {
 		return nil, err
 	}
 	var out []Result
