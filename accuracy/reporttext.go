@@ -18,10 +18,7 @@ const WideFlag = "--wide"
 // notes, and the summary per chip and path and over all rows.
 func (rep *Report) WriteText(w io.Writer, width int) error {
 	var omitted []string
-	t := termtable.New(
-		termtable.Column{Name: "kernel"},
-		termtable.Column{Name: "shape"},
-		termtable.Column{Name: "n", Right: true},
+	t := caseTable(
 		termtable.Column{Name: "variant"},
 		termtable.Column{Name: "measured µs", Right: true},
 		termtable.Column{Name: "predicted µs", Right: true},
@@ -83,13 +80,16 @@ func (rep *Report) WriteText(w io.Writer, width int) error {
 	return nil
 }
 
+// caseTable is a table of rows or pairs: the kernel, the shape and n, then
+// cols.
+func caseTable(cols ...termtable.Column) *termtable.Table {
+	return termtable.New(append([]termtable.Column{{Name: "kernel"}, {Name: "shape"}, {Name: "n", Right: true}}, cols...)...)
+}
+
 // pairTable is the table of variant-vs-baseline deltas, in sections by chip
 // and path.
 func (rep *Report) pairTable() *termtable.Table {
-	t := termtable.New(
-		termtable.Column{Name: "kernel"},
-		termtable.Column{Name: "shape"},
-		termtable.Column{Name: "n", Right: true},
+	t := caseTable(
 		termtable.Column{Name: "variant vs baseline"},
 		termtable.Column{Name: "measured Δ %", Right: true},
 		termtable.Column{Name: "predicted Δ %", Right: true},
