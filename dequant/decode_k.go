@@ -27,9 +27,7 @@ func decodeQ2K(b []byte, il int, out *[16]float32) {
 	ml := dmin * float32(sc>>4)
 	mask := uint8(3) << (2 * j)
 	o := 16 + 32*(il/8) + 16*(il&1)
-	for i := 0; i < 16; i++ {
-		out[i] = float32(dl*float32(devU8(b, o+i)&mask)) - ml
-	}
+	maskedAffine16(out, b, o, mask, dl, ml)
 }
 
 // decodeQ3K is dequantize_q3_K: the 6-bit scale assembled from scales[il%8] and
@@ -106,9 +104,7 @@ func decodeQ4K(b []byte, il int, out *[16]float32) {
 	dmin := halfAt(b, 2)
 	dl, ml := d*float32(sc), dmin*float32(mn)
 	o := 16 + 32*c + 16*(il&1)
-	for i := 0; i < 16; i++ {
-		out[i] = float32(dl*float32(devU8(b, o+i)&mask)) - ml
-	}
+	maskedAffine16(out, b, o, mask, dl, ml)
 }
 
 // decodeQ5K is dequantize_q5_K: as q4_K with d/16 in float (exact) and the
@@ -186,5 +182,14 @@ func decodeTQ2_0(b []byte, il int, out *[16]float32) {
 	o, sh := 32*(il/8)+16*(il&1), 2*(il/2&3)
 	for k := 0; k < 16; k++ {
 		out[k] = d * float32(int(devU8(b, o+k)>>sh&3)-1)
+	}
+}
+
+// maskedAffine16 is the q2_K and q4_K arithmetic of a chunk: out[i] = dl *
+// (byte o+i & mask) - ml for the 16 bytes from o (the float32() keeps Go from
+// fusing the multiply and subtract).
+func maskedAffine16(out *[16]float32, b []byte, o int, mask uint8, dl, ml float32) {
+	for i := 0; i < 16; i++ {
+		out[i] = float32(dl*float32(devU8(b, o+i)&mask)) - ml
 	}
 }
