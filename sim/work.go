@@ -91,9 +91,17 @@ type WorkError struct {
 }
 
 // Error returns the estimate, the bound it is past and the size of a unit;
-// the CLI adds the --max-work that accepts the run.
+// the CLI adds the --max-work that accepts the run (Accepting).
 func (e *WorkError) Error() string {
 	return fmt.Sprintf("estimated work %s; past the bound of %.3g units (a unit is about 15 ns of one core)", e.Work, e.Max)
+}
+
+// Accepting returns the least bound of two significant digits that
+// accepts the run: its estimate rounded up.
+func (e *WorkError) Accepting() float64 {
+	u := e.Work.Units()
+	d := math.Pow(10, math.Floor(math.Log10(u))-1)
+	return math.Ceil(u/d) * d
 }
 
 // CheckWork returns a *WorkError when w is past opt's bound (Options.MaxWork,

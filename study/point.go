@@ -68,6 +68,20 @@ func (pt *Point) Work(sm *sim.Simulator) (sim.Work, error) {
 	return sm.Estimate(pt.Workload, k, kern, pt.Chip, pt.Options)
 }
 
+// CheckObserveWork returns the estimate's error, or a *sim.WorkError when a
+// traced run of the point on the detailed engine (Observe) up to endUs µs
+// of the dispatch, or the whole of it, is past its options' bound.
+func (pt *Point) CheckObserveWork(sm *sim.Simulator, endUs float64, whole bool) error {
+	w, err := pt.Work(sm)
+	if err != nil {
+		return err
+	}
+	if whole {
+		endUs = 0 // Work.Observe's whole dispatch
+	}
+	return sim.CheckWork(w.Observe(pt.Chip, endUs), pt.Options)
+}
+
 // CheckWork returns a *sim.WorkError when the point's run is past its
 // options' bound; a point that cannot run at all passes (its row says why).
 func (pt *Point) CheckWork(sm *sim.Simulator) error {

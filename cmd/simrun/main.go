@@ -9,7 +9,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"sort"
@@ -180,8 +179,7 @@ func checkChoice(flagName, v string, allowed ...string) error {
 // work bound says which --max-work accepts it.
 func fail(stderr io.Writer, cmd string, err error) int {
 	if we := (*sim.WorkError)(nil); errors.As(err, &we) {
-		e := math.Pow(10, math.Floor(math.Log10(we.Work.Units()))-1) // two significant digits, rounded up
-		err = fmt.Errorf("%w; --max-work %.2g accepts it", err, math.Ceil(we.Work.Units()/e)*e)
+		err = fmt.Errorf("%w; --max-work %.2g accepts it", err, we.Accepting())
 	}
 	fmt.Fprintf(stderr, "simrun %s: %v\n", cmd, err)
 	return exitBadUsed

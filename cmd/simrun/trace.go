@@ -75,21 +75,13 @@ func runTrace(args []string, stdout, stderr io.Writer) int {
 	}
 	// simulate's limits: map0 launches (pt.Kernels), and the run's work (the
 	// whole dispatch, or up to the window's end) stays under --max-work
-	until := end
-	if *full {
-		until = 0
-	}
 	mw, err := maxWork.value()
 	if err != nil {
 		return fail(stderr, "trace", err)
 	}
 	sm := sim.NewSimulator()
 	pt.Options = sim.Options{Engine: sim.Detailed, Draws: 1, MaxWork: mw}
-	work, err := pt.Work(sm)
-	if err == nil {
-		err = sim.CheckWork(work.Observe(chip, until), pt.Options)
-	}
-	if err != nil {
+	if err := pt.CheckObserveWork(sm, end, *full); err != nil {
 		return fail(stderr, "trace", flagError(err))
 	}
 	list, err := trace.ParseCores("--cores", *cores, chip)
