@@ -36,8 +36,8 @@ func commands() []command {
 	return []command{
 		{"headline", "the default experiment: 128-expert top-8 q4_0, every calibration row (n = 8..512), upstream vs halftile on M1 Pro and M5", runHeadline},
 		{"golden", "verify dequantization and mul_mat_id emulation against a golden directory", runGolden},
-		{"emulate", "run one MUL_MAT_ID for values and print counters and the error against a float64 reference", runEmulate},
-		{"simulate", "predict the time of one MUL_MAT_ID on a chip", runSimulate},
+		{"emulate", "run one matmul (the kernel llama.cpp dispatches, or --kernel) for values: counters and the error against a float64 reference", runEmulate},
+		{"simulate", "predict the time of one MUL_MAT or MUL_MAT_ID on a chip (text, JSON or CSV)", runSimulate},
 		{"chips", "list the chips metalsim knows, or print one chip file", runChips},
 		{"validate", "predict measured rows (calibration TSVs, test-backend-ops logs) and report the error", runValidate},
 		{"fit", "fit named chip parameters to measurement files and write a new chip file", runFit},
