@@ -147,7 +147,8 @@ type source interface {
 }
 
 // refilled, when a test sets it, is told of every refill of runFast: the
-// time and the cores that got a threadgroup, in dispatch order.
+// time and the cores that got a threadgroup, in dispatch order (a slice
+// valid during the call).
 var refilled func(t float64, cores []int)
 
 // runFast simulates a grid on cores x tgsPerCore slots. DRAM bandwidth is
@@ -323,7 +324,9 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 						dispatch(fi, s, t)
 						if f.slots[s].phase != phIdle {
 							more = true
-							got = append(got, fi)
+							if refilled != nil {
+								got = append(got, fi)
+							}
 						}
 						break
 					}
