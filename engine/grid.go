@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/metalsim/metalsim/chips"
+	"github.com/metalsim/metalsim/engine/lattice"
 	"github.com/metalsim/metalsim/isa"
 	"github.com/metalsim/metalsim/tile"
 )
@@ -124,7 +125,7 @@ type Grid struct {
 	// threadgroup reads its weights from there (docs/model.md §2, "Memory").
 	WeightBytes float64
 	// ExactMixes measures every core-mix composition the fast engine meets
-	// itself, none interpolated on the composition lattice (latticeMinWaves):
+	// itself, none interpolated on the composition lattice (lattice.MinWaves):
 	// the reference the lattice's approximation is checked against.
 	ExactMixes bool
 }
@@ -216,7 +217,7 @@ func (s *Caches) Run(g *Grid, chip *chips.Chip, engine Kind, p *Progress) (*Grid
 		res.LevelBytes, res.DRAMBytes = dr.levels, dr.dram
 		res.Instructions += dr.instr
 	default:
-		src.view.lattice = !g.ExactMixes && src.len() >= latticeMinWaves*cores*sh.occ.TGsPerCore
+		src.view.lattice = !g.ExactMixes && src.len() >= lattice.MinWaves*cores*sh.occ.TGsPerCore
 		fr := runFast(src.view, src, cores, sh.occ.TGsPerCore, sh.m.dramBPC/chip.Cores.Value)
 		res.Cycles, res.IdleSGCycles, res.Utilization, busy = fr.cycles, fr.idleSG, fr.util, fr.busy
 		res.LevelBytes, res.DRAMBytes = fr.levels, fr.traffic

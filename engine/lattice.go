@@ -1,158 +1,32 @@
 package engine
 
-// The composition lattice: on a core that holds many short threadgroups of
-// two k-loop classes (mul_mv_id's weights from DRAM and from the SLC), a run
-// meets hundreds of compositions (a, b), each a mix measurement of a + b
-// threadgroups, and the one-class ones of every count. Their per-class
-// periods are smooth in the counts, so only a lattice of them is measured
-// and the rest are interpolated linearly (docs/model.md §3, "The composition
-// lattice").
-
-const (
-	// latticeStep is the one-class lattice's spacing in the free slots, and
-	// the two-class lattice's where a cell of latticeWideStep does not fit.
-	latticeStep = 4
-	// latticeWideStep is the two-class lattice's spacing in each class's
-	// count and in the free slots wherever its cell fits in the core.
-	latticeWideStep = 8
-	// latticeMinTGs is the least resident threadgroups per core for which
-	// compositions are interpolated: below it a core meets few compositions,
-	// and mul_mm_id (at most 8 on any chip) is measured exactly.
-	latticeMinTGs = 12
-	// latticeMinWaves is the least waves (threadgroups over the chip's
-	// slots) of a grid whose compositions are interpolated: a grid of fewer
-	// waves spends much of its time in the ramp and drain compositions, each
-	// read briefly, so its total follows each one's measurement (docs/model.md
-	// §3, "The composition lattice").
-	latticeMinWaves = 16
-)
-
-// latticeCorner is one measured composition of an interpolated one: a
-// threadgroups of class A and b of class B, with its weight.
-type latticeCorner struct {
-	a, b int
-	w    float64
-}
-
-// latticeCorners returns the measured compositions, at most 3, whose
-// weighted mean stands for the composition ids (canonically sorted) on a
-// core of occ slots, or nil if it is measured itself: it has more than two
-// classes, occ is below latticeMinTGs, or it is a lattice point. A one-class
-// composition is read on a 1-D lattice (oneClassCorners).
-//
-// Two classes are read on the lattice of latticeWideStep on a core that
-// holds two of its cells along each axis (occ - 2 ≥ 2 × latticeWideStep), a
-// point whose upper triangle there would leave the core on the lattice of
-// latticeStep, and so is every point on a smaller core (twoClassCorners): a
-// wide cell on a small core reaches corners far from the point (a 15-slot
-// core's near-full compositions would read one of 7 threadgroups), whose
-// fine measurements cost more than the ones the wide step saves.
-func latticeCorners(ids []int, occ int) []latticeCorner {
-	if occ < latticeMinTGs || len(ids) == 0 || len(ids) > occ {
-		return nil
-	}
-	if ids[0] == ids[len(ids)-1] {
-		return oneClassCorners(len(ids), occ)
-	}
-	a := 0
-	for _, id := range ids {
-		switch id {
-		case ids[0]:
-			a++
-		case ids[len(ids)-1]:
-		default:
-			return nil // three classes or more
-		}
-	}
-	b := len(ids) - a
-	if occ-2 >= 2*latticeWideStep {
-		if cs := twoClassCorners(a, b, occ, latticeWideStep); cs != nil {
-			return cs
-		}
-	}
-	return twoClassCorners(a, b, occ, latticeStep)
-}
-
-// twoClassCorners returns the measured compositions, at most 3, whose
-// weighted mean stands for a threadgroups of class A and b of class B on a
-// core of occ slots, on the lattice of step s, or nil if it is a lattice
-// point or its upper triangle would leave the core.
-//
-// Coordinates u = a - 1 and v = occ - a - b (the free slots), so the domain
-// u, v ≥ 0, u + v ≤ w = occ - 2 keeps both classes in every corner (a
-// corner without a class has no period for it) and the full core (v = 0) is
-// a lattice line. The cell of step s at (u0, v0) is cut into two triangles
-// and the point is read barycentrically from the one that holds it; along
-// the edge b = 1 (u + v = w) a cell is cut short there, its corners on the
-// edge.
-func twoClassCorners(a, b, occ, s int) []latticeCorner {
-	u, v, w := a-1, occ-a-b, occ-2
-	u0, v0 := u-u%s, v-v%s
-	du, dv := u-u0, v-v0
-	if du == 0 && dv == 0 {
-		return nil
-	}
-	at := func(uu, vv int, wt float64) latticeCorner {
-		aa := uu + 1
-		return latticeCorner{a: aa, b: occ - vv - aa, w: wt}
-	}
-	if r := w - u0 - v0; r < s { // the cell is cut short by the edge b = 1
-		fs := float64(r)
-		return []latticeCorner{at(u0, v0, 1-float64(du+dv)/fs), at(u0+r, v0, float64(du)/fs), at(u0, v0+r, float64(dv)/fs)}
-	}
-	fs := float64(s)
-	if du+dv <= s {
-		return []latticeCorner{at(u0, v0, 1-float64(du+dv)/fs), at(u0+s, v0, float64(du)/fs), at(u0, v0+s, float64(dv)/fs)}
-	}
-	if u0+v0+2*s > w {
-		return nil
-	}
-	return []latticeCorner{at(u0+s, v0+s, float64(du+dv)/fs-1), at(u0+s, v0, 1-float64(dv)/fs), at(u0, v0+s, 1-float64(du)/fs)}
-}
-
-// oneClassCorners returns the measured compositions, at most 2, whose
-// weighted mean stands for c threadgroups of one class on a core of occ
-// slots, or nil if it is measured itself. The lattice is 1-D in the free
-// slots v = occ - c, of step latticeStep: the full core (v = 0) is a lattice
-// point, and so is one threadgroup alone (v = occ - 1), where the last cell is
-// cut short.
-func oneClassCorners(c, occ int) []latticeCorner {
-	const s = latticeStep
-	v := occ - c
-	v0 := v - v%s
-	if v == v0 || c == 1 {
-		return nil
-	}
-	v1 := min(v0+s, occ-1)
-	f := float64(v-v0) / float64(v1-v0)
-	return []latticeCorner{{a: occ - v0, w: 1 - f}, {a: occ - v1, w: f}}
-}
+import "github.com/metalsim/metalsim/engine/lattice"
 
 // latticeMix returns the weighted mean of the corners' measurements at
 // precision p of the composition of classes A and B (A == B for a one-class
-// composition, whose corners have b = 0).
-func (v *cacheView) latticeMix(corners []latticeCorner, A, B int, p precision) *mixResult {
+// composition, whose corners have B = 0).
+func (v *cacheView) latticeMix(corners []lattice.Corner, A, B int, p precision) *mixResult {
 	r := &mixResult{}
 	var ids []int
 	for _, c := range corners {
-		if c.w == 0 {
+		if c.W == 0 {
 			continue
 		}
 		ids = ids[:0]
-		for range c.a {
+		for range c.A {
 			ids = append(ids, A)
 		}
-		for range c.b {
+		for range c.B {
 			ids = append(ids, B)
 		}
 		v.keyBuf = appendMixKey(v.keyBuf[:0], ids)
 		m, n := v.cc.mix(v.keyBuf, ids, p)
 		v.instr += n
 		for _, e := range m.period {
-			r.period.add(e.id, c.w*e.p)
+			r.period.add(e.id, c.W*e.p)
 		}
-		r.util.AddScaled(m.util, c.w)
-		r.idleSG += c.w * m.idleSG
+		r.util.AddScaled(m.util, c.W)
+		r.idleSG += c.W * m.idleSG
 		r.instr += m.instr
 	}
 	return r

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/metalsim/metalsim/engine/lattice"
 	"github.com/metalsim/metalsim/isa"
 )
 
@@ -500,7 +501,7 @@ type cacheView struct {
 	order   []int // each class's position in (rank, id) order (rankOrder)
 	keyBuf  []byte
 	instr   int64 // simdgroup instructions this run simulated in measurements
-	lattice bool  // the run interpolates compositions on the lattice (latticeMinWaves)
+	lattice bool  // the run interpolates compositions on the lattice (lattice.MinWaves)
 }
 
 // runMix is one composition as a run uses it. A core entering it reads the
@@ -518,10 +519,10 @@ type runMix struct {
 	key          []byte
 	ids          []int
 	coarse, fine *mixResult
-	corners      []latticeCorner // the lattice points that stand for it, nil if measured itself
-	use          float64         // core cycles this run spent in the composition so far
-	pending      float64         // expected stays of the cores in the composition now
-	span         float64         // use from which the run reads the fine measurement
+	corners      []lattice.Corner // the lattice points that stand for it, nil if measured itself
+	use          float64          // core cycles this run spent in the composition so far
+	pending      float64          // expected stays of the cores in the composition now
+	span         float64          // use from which the run reads the fine measurement
 }
 
 func newCacheView(cc *coreCache) *cacheView {
@@ -578,7 +579,7 @@ func (v *cacheView) comp(ids []int) *runMix {
 	}
 	rm := &runMix{key: slices.Clone(v.keyBuf), ids: slices.Clone(ids)}
 	if v.lattice {
-		rm.corners = latticeCorners(ids, v.cc.tgsHint)
+		rm.corners = lattice.Corners(ids, v.cc.tgsHint)
 	}
 	if rm.corners != nil {
 		rm.coarse = v.latticeMix(rm.corners, ids[0], ids[len(ids)-1], coarse)

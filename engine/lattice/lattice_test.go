@@ -1,4 +1,4 @@
-package engine
+package lattice
 
 import (
 	"math"
@@ -12,13 +12,13 @@ import (
 // interpolated exactly); only lattice points and the few whose upper
 // triangle would leave the core are measured themselves, and the corners of
 // all the compositions are at most a third of them: on a 38-slot core, read
-// on the wide lattice (latticeWideStep), 29 of 703 (55 on the lattice of
-// latticeStep alone); the smaller cores keep the lattice of latticeStep.
-// Below latticeMinTGs every composition is measured.
+// on the wide lattice (WideStep), 29 of 703 (55 on the lattice of
+// Step alone); the smaller cores keep the lattice of Step.
+// Below MinTGs every composition is measured.
 func TestLatticeCornersReproduceThePoint(t *testing.T) {
 	const A, B = 3, 7
-	wantMeasured := map[int]int{latticeMinTGs: 18, 15: 24, 38: 29}
-	for _, occ := range []int{latticeMinTGs - 1, latticeMinTGs, 15, 38} {
+	wantMeasured := map[int]int{MinTGs: 18, 15: 24, 38: 29}
+	for _, occ := range []int{MinTGs - 1, MinTGs, 15, 38} {
 		measured, points := map[[2]int]bool{}, 0
 		for a := 1; a < occ; a++ {
 			for b := 1; a+b <= occ; b++ {
@@ -30,10 +30,10 @@ func TestLatticeCornersReproduceThePoint(t *testing.T) {
 				for range b {
 					ids = append(ids, B)
 				}
-				cs := latticeCorners(ids, occ)
-				if occ < latticeMinTGs {
+				cs := Corners(ids, occ)
+				if occ < MinTGs {
 					if cs != nil {
-						t.Fatalf("occ %d < latticeMinTGs: (%d, %d) interpolated", occ, a, b)
+						t.Fatalf("occ %d < MinTGs: (%d, %d) interpolated", occ, a, b)
 					}
 					continue
 				}
@@ -43,15 +43,15 @@ func TestLatticeCornersReproduceThePoint(t *testing.T) {
 				}
 				var w, wa, wb float64
 				for _, c := range cs {
-					if c.w < 0 || c.a < 1 || c.b < 1 || c.a+c.b > occ {
+					if c.W < 0 || c.A < 1 || c.B < 1 || c.A+c.B > occ {
 						t.Fatalf("occ %d (%d, %d): corner %+v outside the core or of negative weight", occ, a, b, c)
 					}
-					if c.w > 0 {
-						measured[[2]int{c.a, c.b}] = true
+					if c.W > 0 {
+						measured[[2]int{c.A, c.B}] = true
 					}
-					w += c.w
-					wa += c.w * float64(c.a)
-					wb += c.w * float64(c.b)
+					w += c.W
+					wa += c.W * float64(c.A)
+					wb += c.W * float64(c.B)
 				}
 				// weights are ratios of small integers: exact to rounding
 				if math.Abs(w-1) > 1e-12 || math.Abs(wa-float64(a)) > 1e-9 || math.Abs(wb-float64(b)) > 1e-9 {
@@ -59,10 +59,10 @@ func TestLatticeCornersReproduceThePoint(t *testing.T) {
 				}
 			}
 		}
-		if occ >= latticeMinTGs && 3*len(measured) > points {
+		if occ >= MinTGs && 3*len(measured) > points {
 			t.Errorf("occ %d: %d of %d compositions measured, want at most a third", occ, len(measured), points)
 		}
-		if occ >= latticeMinTGs && len(measured) != wantMeasured[occ] {
+		if occ >= MinTGs && len(measured) != wantMeasured[occ] {
 			t.Errorf("occ %d: %d of %d two-class compositions measured, want %d", occ, len(measured), points, wantMeasured[occ])
 		}
 	}
@@ -73,22 +73,22 @@ func TestLatticeCornersReproduceThePoint(t *testing.T) {
 // non-negative weights sum to 1 and whose weighted count is its own; the
 // full core and one threadgroup alone are measured themselves, and so is
 // every fourth free slot count, at most a third of the counts in all. Below
-// latticeMinTGs every composition is measured.
+// MinTGs every composition is measured.
 func TestLatticeOneClassCorners(t *testing.T) {
 	const A = 3
-	for _, occ := range []int{latticeMinTGs - 1, latticeMinTGs, 15, 38} {
+	for _, occ := range []int{MinTGs - 1, MinTGs, 15, 38} {
 		measured := map[int]bool{}
 		for c := 1; c <= occ; c++ {
 			ids := make([]int, c)
 			for i := range ids {
 				ids[i] = A
 			}
-			cs := latticeCorners(ids, occ)
-			if occ < latticeMinTGs || c == 1 || c == occ || (occ-c)%latticeStep == 0 {
+			cs := Corners(ids, occ)
+			if occ < MinTGs || c == 1 || c == occ || (occ-c)%Step == 0 {
 				if cs != nil {
 					t.Fatalf("occ %d: %d threadgroups interpolated, want measured", occ, c)
 				}
-				if occ >= latticeMinTGs {
+				if occ >= MinTGs {
 					measured[c] = true
 				}
 				continue
@@ -98,21 +98,21 @@ func TestLatticeOneClassCorners(t *testing.T) {
 			}
 			var w, wa float64
 			for _, k := range cs {
-				if k.w < 0 || k.a < 1 || k.b != 0 || k.a > occ {
+				if k.W < 0 || k.A < 1 || k.B != 0 || k.A > occ {
 					t.Fatalf("occ %d (%d): corner %+v outside the core, of another class or of negative weight", occ, c, k)
 				}
-				if k.w > 0 {
-					measured[k.a] = true
+				if k.W > 0 {
+					measured[k.A] = true
 				}
-				w += k.w
-				wa += k.w * float64(k.a)
+				w += k.W
+				wa += k.W * float64(k.A)
 			}
 			// weights are ratios of small integers: exact to rounding
 			if math.Abs(w-1) > 1e-12 || math.Abs(wa-float64(c)) > 1e-9 {
 				t.Errorf("occ %d (%d): weights sum to %g, weighted count %g", occ, c, w, wa)
 			}
 		}
-		if occ >= latticeMinTGs && 3*len(measured) > occ+2 {
+		if occ >= MinTGs && 3*len(measured) > occ+2 {
 			t.Errorf("occ %d: %d of %d one-class compositions measured, want about a third at most", occ, len(measured), occ)
 		}
 	}
