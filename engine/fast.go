@@ -344,12 +344,12 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 		// the freed cores are refilled once no other core's k-loop end
 		// at the same time is pending, before any later event
 		if len(freed) > 0 {
-			if evq.len() == 0 {
-				refill(freed, freedAt)
-				freed = freed[:0]
-				continue
+			sameTimeEnd := false
+			if evq.len() > 0 {
+				nid, nt := evq.peek()
+				sameTimeEnd = nt == freedAt && int(nid) < cores
 			}
-			if nid, nt := evq.peek(); nt != freedAt || int(nid) >= cores {
+			if !sameTimeEnd {
 				refill(freed, freedAt)
 				freed = freed[:0]
 				continue
