@@ -1,14 +1,9 @@
 // Command gentables turns the lookup-table text files of dequant/tables (copies
 // of the golden tables/ files of both golden sets, see their READMEs §2) into
-// dequant/tables_gen.go, which holds each table as fixed-size Go arrays in the
-// shapes the decoders read them in:
-//
-//   - byte views ([N]uint8 or [N]int8, or [N][8]uint8 / [N][4]uint8 for the grids,
-//     [N][8]int8 for iq1s_grid), read one byte per load, like the Metal shader
-//     (ByteReads) and ggml's CPU code;
-//   - word views ([N][2]uint32 for the 8-byte iq2 grids, [N]uint32 for the 4-byte
-//     iq3 grids), read by the WordReads strategy one little-endian uint32 per load;
-//   - value views ([N]uint32) for the e8m0 scale tables: binary32 bit patterns.
+// dequant/tables_gen.go, which holds each table once, as a fixed-size Go array
+// of its elements in the file's element type ([N]uint8, [N]int8, [N]uint32 or
+// [N]uint64, as in ggml-common.h). The byte and word views the decoders read of
+// the grids are built from these arrays in dequant/tables.go.
 //
 // Run it with `go generate ./dequant/` (the directive is in dequant/tables.go).
 // It fails, naming the file and line, on any deviation from the table file
@@ -30,32 +25,30 @@ import (
 	"github.com/metalsim/metalsim/fileio"
 )
 
-// table describes one input file and the Go arrays made from it.
+// table describes one input file and the Go array made from it.
 type table struct {
 	name      string // table name in the file header and in golden index.json
-	elemType  string // element type in the file header
+	elemType  string // element type in the file header, and of the Go array
 	elemBytes int
 	count     int
-	bytesVar  string // Go name of the byte (or, for valueView tables, value) view
-	wordsVar  string // Go name of the word view ("" for none)
-	byteType  string // element type of the byte view: "uint8" or "int8"
-	valueView bool   // uint32 tables kept as [N]uint32 values instead of bytes
+	goVar     string // Go name of the array
+	note      string // what the values are, if more than ggml's elements
 }
 
 var tables = []table{
-	{"kmask_iq2xs", "uint8", 1, 8, "kmaskIQ2XS", "", "uint8", false},
-	{"ksigns_iq2xs", "uint8", 1, 128, "ksignsIQ2XS", "", "uint8", false},
-	{"iq2xxs_grid", "uint64", 8, 256, "iq2xxsGridBytes", "iq2xxsGridWords", "uint8", false},
-	{"iq2xs_grid", "uint64", 8, 512, "iq2xsGridBytes", "iq2xsGridWords", "uint8", false},
-	{"iq2s_grid", "uint64", 8, 1024, "iq2sGridBytes", "iq2sGridWords", "uint8", false},
-	{"iq3xxs_grid", "uint32", 4, 256, "iq3xxsGridBytes", "iq3xxsGridWords", "uint8", false},
-	{"iq3s_grid", "uint32", 4, 512, "iq3sGridBytes", "iq3sGridWords", "uint8", false},
-	{"kvalues_iq4nl", "int8", 1, 16, "kvaluesIQ4NL", "", "int8", false},
-	{"kvalues_mxfp4", "int8", 1, 16, "kvaluesMXFP4", "", "int8", false},
-	{"iq1s_grid", "uint64", 8, 2048, "iq1sGrid", "", "int8", false},
-	{"iq1s_grid_gpu", "uint32", 4, 2048, "iq1sGridGPU", "", "uint8", false},
-	{"e8m0_to_fp32_half", "uint32", 4, 256, "e8m0ToFP32Half", "", "", true},
-	{"e8m0_to_fp32", "uint32", 4, 256, "e8m0ToFP32", "", "", true},
+	{"kmask_iq2xs", "uint8", 1, 8, "kmaskIQ2XS", ""},
+	{"ksigns_iq2xs", "uint8", 1, 128, "ksignsIQ2XS", ""},
+	{"iq2xxs_grid", "uint64", 8, 256, "iq2xxsGridValues", ""},
+	{"iq2xs_grid", "uint64", 8, 512, "iq2xsGridValues", ""},
+	{"iq2s_grid", "uint64", 8, 1024, "iq2sGridValues", ""},
+	{"iq3xxs_grid", "uint32", 4, 256, "iq3xxsGridWords", "also the word view (one little-endian uint32 per entry)"},
+	{"iq3s_grid", "uint32", 4, 512, "iq3sGridWords", "also the word view (one little-endian uint32 per entry)"},
+	{"kvalues_iq4nl", "int8", 1, 16, "kvaluesIQ4NL", ""},
+	{"kvalues_mxfp4", "int8", 1, 16, "kvaluesMXFP4", ""},
+	{"iq1s_grid", "uint64", 8, 2048, "iq1sGridValues", ""},
+	{"iq1s_grid_gpu", "uint32", 4, 2048, "iq1sGridGPUValues", ""},
+	{"e8m0_to_fp32_half", "uint32", 4, 256, "e8m0ToFP32Half", "binary32 bit patterns"},
+	{"e8m0_to_fp32", "uint32", 4, 256, "e8m0ToFP32", "binary32 bit patterns"},
 }
 
 func main() {
@@ -138,68 +131,39 @@ func readTable(path string, t table) ([]uint64, error) {
 	return vals, nil
 }
 
-// byteLit writes one byte of a byte view: hex for uint8, a decimal for int8.
-func byteLit(buf *bytes.Buffer, typ string, b byte) {
-	if typ == "int8" {
-		fmt.Fprintf(buf, "%d, ", int8(b))
-		return
-	}
-	fmt.Fprintf(buf, "0x%02x, ", b)
+// literals is how each element type is written: its format and how many
+// values a line (the line widths of ggml-common.h for the grids).
+var literals = map[string]struct {
+	format  string
+	perLine int
+}{
+	"uint8":  {"0x%02x, ", 16},
+	"int8":   {"%d, ", 16},
+	"uint32": {"0x%08x, ", 8},
+	"uint64": {"0x%016x, ", 4},
 }
 
-// writeFlat emits a one-dimensional array literal, var name = [len(vals)]typ,
-// perLine values a line, each written by lit.
-func writeFlat(buf *bytes.Buffer, name, typ string, perLine int, vals []uint64, lit func(uint64)) {
-	fmt.Fprintf(buf, "var %s = [%d]%s{", name, len(vals), typ)
+// writeTable emits one table as var goVar = [count]elemType{...}.
+func writeTable(buf *bytes.Buffer, t table, vals []uint64) {
+	lit, ok := literals[t.elemType]
+	if !ok {
+		log.Fatalf("%s: no Go form for element type %s", t.name, t.elemType)
+	}
+	note := "."
+	if t.note != "" {
+		note = ": " + t.note + "."
+	}
+	fmt.Fprintf(buf, "\n// %s is ggml's %s (%d x %s), from tables/%s.txt%s\n", t.goVar, t.name, len(vals), t.elemType, t.name, note)
+	fmt.Fprintf(buf, "var %s = [%d]%s{", t.goVar, len(vals), t.elemType)
 	for i, v := range vals {
-		if i%perLine == 0 {
+		if i%lit.perLine == 0 {
 			buf.WriteString("\n")
 		}
-		lit(v)
+		if t.elemType == "int8" {
+			fmt.Fprintf(buf, lit.format, int8(v))
+		} else {
+			fmt.Fprintf(buf, lit.format, v)
+		}
 	}
 	buf.WriteString("\n}\n")
-}
-
-// writeTable emits the byte view (or value view) and, when named, the word view
-// of one table.
-func writeTable(buf *bytes.Buffer, t table, vals []uint64) {
-	n := len(vals)
-	if t.valueView {
-		fmt.Fprintf(buf, "\n// %s is ggml's %s (%d x %s), from tables/%s.txt: binary32 bit patterns.\n", t.bytesVar, t.name, n, t.elemType, t.name)
-		writeFlat(buf, t.bytesVar, "uint32", 8, vals, func(v uint64) { fmt.Fprintf(buf, "0x%08x, ", v) })
-		return
-	}
-	if t.elemBytes == 1 {
-		fmt.Fprintf(buf, "\n// %s is ggml's %s (%d x %s), from tables/%s.txt.\n", t.bytesVar, t.name, n, t.elemType, t.name)
-		writeFlat(buf, t.bytesVar, t.byteType, 16, vals, func(v uint64) { byteLit(buf, t.byteType, byte(v)) })
-		return
-	}
-
-	fmt.Fprintf(buf, "\n// %s is ggml's %s (%d x %s), from tables/%s.txt, as bytes:\n", t.bytesVar, t.name, n, t.elemType, t.name)
-	fmt.Fprintf(buf, "// %s[i][j] is byte j (little-endian) of entry i.\n", t.bytesVar)
-	fmt.Fprintf(buf, "var %s = [%d][%d]%s{\n", t.bytesVar, n, t.elemBytes, t.byteType)
-	for _, v := range vals {
-		buf.WriteString("{")
-		for j := 0; j < t.elemBytes; j++ {
-			byteLit(buf, t.byteType, byte(v>>(8*j)))
-		}
-		buf.WriteString("},\n")
-	}
-	buf.WriteString("}\n")
-	if t.wordsVar == "" {
-		return
-	}
-
-	if t.elemBytes == 8 {
-		fmt.Fprintf(buf, "\n// %s is ggml's %s as little-endian uint32 words:\n", t.wordsVar, t.name)
-		fmt.Fprintf(buf, "// %s[i][w] holds bytes 4w..4w+3 of entry i.\n", t.wordsVar)
-		fmt.Fprintf(buf, "var %s = [%d][2]uint32{\n", t.wordsVar, n)
-		for _, v := range vals {
-			fmt.Fprintf(buf, "{0x%08x, 0x%08x},\n", uint32(v), uint32(v>>32))
-		}
-		buf.WriteString("}\n")
-		return
-	}
-	fmt.Fprintf(buf, "\n// %s is ggml's %s as little-endian uint32 words (one per entry).\n", t.wordsVar, t.name)
-	writeFlat(buf, t.wordsVar, "uint32", 8, vals, func(v uint64) { fmt.Fprintf(buf, "0x%08x, ", v) })
 }
