@@ -66,12 +66,7 @@ const (
 var opNames = [numOps]string{"mul_mat_id", "mul_mat"}
 
 // String returns "mul_mat_id" or "mul_mat".
-func (o Op) String() string {
-	if o >= numOps {
-		return fmt.Sprintf("Op(%d)", uint8(o))
-	}
-	return opNames[o]
-}
+func (o Op) String() string { return enumName(opNames[:], "Op", int(o)) }
 
 // ParseOp maps "mul_mat_id" or "mul_mat" (or the ggml names MUL_MAT_ID,
 // MUL_MAT) to an Op.
