@@ -199,37 +199,32 @@ func execStoreA(m *Machine, sg int, op Op) {
 	}
 }
 
-// bActive reports whether the lane stages a B row this step: with SkipPadding
-// in op.C, padding rows (zeroed once) are not staged.
-func (m *Machine) bActive(sg, lane int, op Op) (row, kc int, ok bool) {
-	row, kc, ok = m.P.Tiling.BItem(sg, lane, int(op.N))
-	if ok && op.C&SkipPadding != 0 && row >= m.P.Tiling.Tokens {
-		ok = false
+// eachBLane calls f for each lane of simdgroup sg that stages a B row this
+// step, with the row and the lane's 8-wide k chunk: with SkipPadding in op.C,
+// padding rows (zeroed once) are not staged.
+func (m *Machine) eachBLane(sg int, op Op, f func(lane, row, kc int)) {
+	for lane := 0; lane < 32; lane++ {
+		row, kc, ok := m.P.Tiling.BItem(sg, lane, int(op.N))
+		if ok && (op.C&SkipPadding == 0 || row < m.P.Tiling.Tokens) {
+			f(lane, row, kc)
+		}
 	}
-	return row, kc, ok
 }
 
 func execLoadB(m *Machine, sg int, op Op) {
 	tl := &m.P.Tiling
 	st := &m.sgs[sg]
-	for lane := 0; lane < 32; lane++ {
-		row, kc, ok := m.bActive(sg, lane, op)
-		if !ok {
-			continue
-		}
+	m.eachBLane(sg, op, func(lane, row, kc int) {
 		m.Mem.Activations(min(row, tl.Tokens-1), m.Step*tl.NK+8*kc, &st.laneB[op.N][lane])
-	}
+	})
 }
 
 func execConvertB(m *Machine, sg int, op Op) {
 	st := &m.sgs[sg]
 	bf := m.P.Tiling.TypeA.StagesBFloat()
-	for lane := 0; lane < 32; lane++ {
-		if _, _, ok := m.bActive(sg, lane, op); !ok {
-			continue
-		}
+	m.eachBLane(sg, op, func(lane, _, _ int) {
 		stageValues(bf, st.laneB[op.N][lane][:])
-	}
+	})
 }
 
 // stageValues rounds vals in place as the mat-mat kernels store operands in
@@ -250,15 +245,11 @@ func stageValues(bf bool, vals []float32) {
 func execStoreB(m *Machine, sg int, op Op) {
 	tl := &m.P.Tiling
 	st := &m.sgs[sg]
-	for lane := 0; lane < 32; lane++ {
-		row, kc, ok := m.bActive(sg, lane, op)
-		if !ok {
-			continue
-		}
+	m.eachBLane(sg, op, func(lane, row, kc int) {
 		for i, v := range &st.laneB[op.N][lane] {
 			m.TG[tl.bPos(row, 8*kc+i)] = v
 		}
-	}
+	})
 }
 
 func execZeroB(m *Machine, sg int, op Op) {
