@@ -82,19 +82,15 @@ const (
 	SpanIdle
 )
 
+// spanKindNames are the span kinds' names, in value order.
+var spanKindNames = [...]string{SpanThreadgroup: "threadgroup", SpanPhase: "phase", SpanBarrier: "barrier wait", SpanIdle: "idle"}
+
 // String returns the span kind's name.
 func (k SpanKind) String() string {
-	switch k {
-	case SpanThreadgroup:
-		return "threadgroup"
-	case SpanPhase:
-		return "phase"
-	case SpanBarrier:
-		return "barrier wait"
-	case SpanIdle:
-		return "idle"
+	if int(k) >= len(spanKindNames) {
+		return fmt.Sprintf("SpanKind(%d)", uint8(k))
 	}
-	return fmt.Sprintf("SpanKind(%d)", uint8(k))
+	return spanKindNames[k]
 }
 
 // Span is one span of a timeline, in cycles from the dispatch start,
