@@ -27,28 +27,27 @@ import (
 
 // table describes one input file and the Go array made from it.
 type table struct {
-	name      string // table name in the file header and in golden index.json
-	elemType  string // element type in the file header, and of the Go array
-	elemBytes int
-	count     int
-	goVar     string // Go name of the array
-	note      string // what the values are, if more than ggml's elements
+	name     string // table name in the file header and in golden index.json
+	elemType string // element type in the file header, and of the Go array
+	count    int
+	goVar    string // Go name of the array
+	note     string // what the values are, if more than ggml's elements
 }
 
 var tables = []table{
-	{"kmask_iq2xs", "uint8", 1, 8, "kmaskIQ2XS", ""},
-	{"ksigns_iq2xs", "uint8", 1, 128, "ksignsIQ2XS", ""},
-	{"iq2xxs_grid", "uint64", 8, 256, "iq2xxsGridValues", ""},
-	{"iq2xs_grid", "uint64", 8, 512, "iq2xsGridValues", ""},
-	{"iq2s_grid", "uint64", 8, 1024, "iq2sGridValues", ""},
-	{"iq3xxs_grid", "uint32", 4, 256, "iq3xxsGridWords", "also the word view (one little-endian uint32 per entry)"},
-	{"iq3s_grid", "uint32", 4, 512, "iq3sGridWords", "also the word view (one little-endian uint32 per entry)"},
-	{"kvalues_iq4nl", "int8", 1, 16, "kvaluesIQ4NL", ""},
-	{"kvalues_mxfp4", "int8", 1, 16, "kvaluesMXFP4", ""},
-	{"iq1s_grid", "uint64", 8, 2048, "iq1sGridValues", ""},
-	{"iq1s_grid_gpu", "uint32", 4, 2048, "iq1sGridGPUValues", ""},
-	{"e8m0_to_fp32_half", "uint32", 4, 256, "e8m0ToFP32Half", "binary32 bit patterns"},
-	{"e8m0_to_fp32", "uint32", 4, 256, "e8m0ToFP32", "binary32 bit patterns"},
+	{"kmask_iq2xs", "uint8", 8, "kmaskIQ2XS", ""},
+	{"ksigns_iq2xs", "uint8", 128, "ksignsIQ2XS", ""},
+	{"iq2xxs_grid", "uint64", 256, "iq2xxsGridValues", ""},
+	{"iq2xs_grid", "uint64", 512, "iq2xsGridValues", ""},
+	{"iq2s_grid", "uint64", 1024, "iq2sGridValues", ""},
+	{"iq3xxs_grid", "uint32", 256, "iq3xxsGridWords", "also the word view (one little-endian uint32 per entry)"},
+	{"iq3s_grid", "uint32", 512, "iq3sGridWords", "also the word view (one little-endian uint32 per entry)"},
+	{"kvalues_iq4nl", "int8", 16, "kvaluesIQ4NL", ""},
+	{"kvalues_mxfp4", "int8", 16, "kvaluesMXFP4", ""},
+	{"iq1s_grid", "uint64", 2048, "iq1sGridValues", ""},
+	{"iq1s_grid_gpu", "uint32", 2048, "iq1sGridGPUValues", ""},
+	{"e8m0_to_fp32_half", "uint32", 256, "e8m0ToFP32Half", "binary32 bit patterns"},
+	{"e8m0_to_fp32", "uint32", 256, "e8m0ToFP32", "binary32 bit patterns"},
 }
 
 func main() {
@@ -102,7 +101,7 @@ func readTable(path string, t table) ([]uint64, error) {
 	if hdr != want {
 		return nil, fmt.Errorf("%s:1: header %q, want %q", path, hdr, want)
 	}
-	digits := 2 * t.elemBytes
+	digits := 2 * literals[t.elemType].bytes
 	vals := make([]uint64, 0, t.count)
 	for {
 		s, ok := next()
@@ -131,16 +130,18 @@ func readTable(path string, t table) ([]uint64, error) {
 	return vals, nil
 }
 
-// literals is how each element type is written: its format and how many
-// values a line (the line widths of ggml-common.h for the grids).
+// literals are the element types of the table files: each one's size and how
+// it is written, its format and how many values a line (the line widths of
+// ggml-common.h for the grids).
 var literals = map[string]struct {
+	bytes   int
 	format  string
 	perLine int
 }{
-	"uint8":  {"0x%02x, ", 16},
-	"int8":   {"%d, ", 16},
-	"uint32": {"0x%08x, ", 8},
-	"uint64": {"0x%016x, ", 4},
+	"uint8":  {1, "0x%02x, ", 16},
+	"int8":   {1, "%d, ", 16},
+	"uint32": {4, "0x%08x, ", 8},
+	"uint64": {8, "0x%016x, ", 4},
 }
 
 // writeTable emits one table as var goVar = [count]elemType{...}.
