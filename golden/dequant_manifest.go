@@ -20,13 +20,11 @@ const (
 // decoding of them, plus the fp32 -> fp16 (golden-types: fp32 -> bf16)
 // conversion set.
 type DequantManifest struct {
-	FormatVersion int            `json:"format_version"`
-	Producer      Producer       `json:"producer"`
-	ByteOrder     string         `json:"byte_order"`
-	FileFormats   string         `json:"file_formats"`
-	ToFloat       string         `json:"to_float"`
-	Entries       []DequantEntry `json:"entries"`
-	Files         []Descriptor   `json:"files"`
+	Header
+	FileFormats string         `json:"file_formats"`
+	ToFloat     string         `json:"to_float"`
+	Entries     []DequantEntry `json:"entries"`
+	Files       []Descriptor   `json:"files"`
 
 	// Dir is the directory the manifest was read from ("" after
 	// ParseDequantManifest); descriptors are relative to it.
@@ -105,7 +103,7 @@ func ReadDequantManifest(dir string) (*DequantManifest, error) {
 }
 
 func (m *DequantManifest) validate() error {
-	if err := (header{m.FormatVersion, m.Producer, m.ByteOrder}).validate(); err != nil {
+	if err := m.Header.validate(); err != nil {
 		return err
 	}
 	if len(m.Entries) == 0 {

@@ -173,8 +173,9 @@ type Producer struct {
 	SetSeed          string `json:"set_seed"`
 }
 
-// header holds the fields common to all manifests.
-type header struct {
+// Header holds the fields every golden manifest and the table index start
+// with: the format version, the provenance and the byte order.
+type Header struct {
 	FormatVersion int      `json:"format_version"`
 	Producer      Producer `json:"producer"`
 	ByteOrder     string   `json:"byte_order"`
@@ -183,7 +184,7 @@ type header struct {
 // FormatVersion is the only golden format version this package reads.
 const FormatVersion = 1
 
-func (h header) validate() error {
+func (h Header) validate() error {
 	if h.FormatVersion != FormatVersion {
 		return fmt.Errorf("format_version: %d, this reader understands %d", h.FormatVersion, FormatVersion)
 	}

@@ -162,14 +162,16 @@ func buildMulMatIDFixture() map[string][]byte {
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].File < list[j].File })
 	m := MulMatIDManifest{
-		FormatVersion: 1,
-		Producer:      Producer{Library: "none", Commit: "constructed", Generator: "golden/fixture_test.go", GeneratorVersion: 1, Set: "fixture"},
-		ByteOrder:     "little-endian",
-		Operation:     "constructed test fixture in the golden mulmatid format (not ggml output)",
-		IndexOrder:    "as in the golden README",
-		Configs:       []MulMatIDConfig{cfg},
-		Cases:         cases,
-		Files:         list,
+		Header: Header{
+			FormatVersion: 1,
+			Producer:      Producer{Library: "none", Commit: "constructed", Generator: "golden/fixture_test.go", GeneratorVersion: 1, Set: "fixture"},
+			ByteOrder:     "little-endian",
+		},
+		Operation:  "constructed test fixture in the golden mulmatid format (not ggml output)",
+		IndexOrder: "as in the golden README",
+		Configs:    []MulMatIDConfig{cfg},
+		Cases:      cases,
+		Files:      list,
 	}
 	js, err := json.MarshalIndent(m, "", " ")
 	if err != nil {

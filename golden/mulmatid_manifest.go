@@ -12,14 +12,12 @@ import (
 // weights, routings, activations) and the cases run on them with ggml's CPU
 // output and two float64 references (golden README §4).
 type MulMatIDManifest struct {
-	FormatVersion int              `json:"format_version"`
-	Producer      Producer         `json:"producer"`
-	ByteOrder     string           `json:"byte_order"`
-	Operation     string           `json:"operation"`
-	IndexOrder    string           `json:"index_order"`
-	Configs       []MulMatIDConfig `json:"configs"`
-	Cases         []MulMatIDCase   `json:"cases"`
-	Files         []Descriptor     `json:"files"`
+	Header
+	Operation  string           `json:"operation"`
+	IndexOrder string           `json:"index_order"`
+	Configs    []MulMatIDConfig `json:"configs"`
+	Cases      []MulMatIDCase   `json:"cases"`
+	Files      []Descriptor     `json:"files"`
 
 	// Dir is the directory the manifest was read from ("" after
 	// ParseMulMatIDManifest); descriptors are relative to it.
@@ -173,7 +171,7 @@ const (
 )
 
 func (m *MulMatIDManifest) validate() error {
-	if err := (header{m.FormatVersion, m.Producer, m.ByteOrder}).validate(); err != nil {
+	if err := m.Header.validate(); err != nil {
 		return err
 	}
 	files, err := fileList(m.Files)

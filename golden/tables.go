@@ -12,9 +12,7 @@ import (
 // TableIndex is tables/index.json: the lookup-table files and ggml's block
 // layouts.
 type TableIndex struct {
-	FormatVersion   int         `json:"format_version"`
-	Producer        Producer    `json:"producer"`
-	ByteOrder       string      `json:"byte_order"`
+	Header
 	TableFileFormat string      `json:"table_file_format"`
 	Tables          []TableInfo `json:"tables"`
 	// ExternalTables are tables of another golden set that apply to this one
@@ -140,7 +138,7 @@ func ReadTableIndex(dir string) (*TableIndex, error) {
 }
 
 func (x *TableIndex) validate() error {
-	if err := (header{x.FormatVersion, x.Producer, x.ByteOrder}).validate(); err != nil {
+	if err := x.Header.validate(); err != nil {
 		return err
 	}
 	if len(x.Tables) == 0 {
