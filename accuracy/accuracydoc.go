@@ -43,11 +43,9 @@ func (rep *Report) WriteAccuracyDoc(w io.Writer, command string, chipList []*chi
 	fmt.Fprintln(w, "upstream kernel vs the half-tile change, with expert ids redrawn between timed runs. The M1 Pro set is")
 	fmt.Fprintln(w, "min-of-3; the M5 set is a single pass with about ±5 % run-to-run noise.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "## Summary")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "The goals hold the rows llama.cpp runs with `mul_mm_id`, the kernel this project models; the rows it runs")
-	fmt.Fprintln(w, "with `mul_mv_id` (n < 32) are in \"By kernel\" and in every table below.")
-	fmt.Fprintln(w)
+	writeSection(w, "Summary",
+		"The goals hold the rows llama.cpp runs with `mul_mm_id`, the kernel this project models; the rows it runs",
+		"with `mul_mv_id` (n < 32) are in \"By kernel\" and in every table below.")
 	fmt.Fprintln(w, "| chip / path | `mul_mm_id` rows | MAPE % | goal | max % | R²(log) | deltas | max Δ error pp | goal | met |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 	var mmRows []RowResult
@@ -88,19 +86,16 @@ func (rep *Report) WriteAccuracyDoc(w io.Writer, command string, chipList []*chi
 	fmt.Fprintln(w)
 	rep.writeByKernel(w)
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "## Every row")
-	fmt.Fprintln(w)
+	writeSection(w, "Every row")
 	if err := rep.WriteMarkdown(w); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "## Fitted parameters")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Fitted are parameters without a published figure and, on the M1 Pro, the DRAM bandwidth, where the rows")
-	fmt.Fprintln(w, "override the documented estimate (docs/model.md); at most a third as many as a chip's rows.")
-	fmt.Fprintln(w, "Everything else comes from a documented source, named by its key in [sources.md](sources.md) (see `simrun chips --show NAME`")
-	fmt.Fprintln(w, "and docs/model.md). Values in the chip files are whole cycles where the model counts whole cycles.")
-	fmt.Fprintln(w)
+	writeSection(w, "Fitted parameters",
+		"Fitted are parameters without a published figure and, on the M1 Pro, the DRAM bandwidth, where the rows",
+		"override the documented estimate (docs/model.md); at most a third as many as a chip's rows.",
+		"Everything else comes from a documented source, named by its key in [sources.md](sources.md) (see `simrun chips --show NAME`",
+		"and docs/model.md). Values in the chip files are whole cycles where the model counts whole cycles.")
 	fmt.Fprintln(w, "| chip | parameter | start | fitted | rows | MAPE after % | re-fit with |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---|")
 	sorted := slices.Clone(chipList)
@@ -125,8 +120,7 @@ func (rep *Report) WriteAccuracyDoc(w io.Writer, command string, chipList []*chi
 		fmt.Fprintf(w, "\nChips without measurements of their own take the fitted parameters of a measured chip of the same GPU generation: %s.\n", strings.Join(derived, ", "))
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "## Not modelled")
-	fmt.Fprintln(w)
+	writeSection(w, "Not modelled")
 	n := 0
 	for _, r := range rep.Rows {
 		if !r.Modelled {
@@ -139,6 +133,19 @@ func (rep *Report) WriteAccuracyDoc(w io.Writer, command string, chipList []*chi
 		fmt.Fprintln(w, "Every row is modelled.")
 	}
 	return nil
+}
+
+// writeSection starts a section of the accuracy document: its "## title"
+// heading and a blank line, then the lines of its opening paragraph, if any,
+// and a blank line after them.
+func writeSection(w io.Writer, title string, paragraph ...string) {
+	fmt.Fprintf(w, "## %s\n\n", title)
+	for _, l := range paragraph {
+		fmt.Fprintln(w, l)
+	}
+	if len(paragraph) > 0 {
+		fmt.Fprintln(w)
+	}
 }
 
 // measuredChoices are chip numbers set from the calibration rows within a
@@ -180,11 +187,9 @@ var docKernels = []string{KernelMulMMID, KernelMulMVID, KernelMulMM, KernelMulMV
 // writeByKernel writes the error of the modelled timed rows per kernel and
 // chip/path, and "no measurement yet" for a kernel without such rows.
 func (rep *Report) writeByKernel(w io.Writer) {
-	fmt.Fprintln(w, "## By kernel")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "The host picks the kernel from the row's shape (docs/model.md, \"Other kernels\"). Modelled rows with a")
-	fmt.Fprintln(w, "measured time, by kernel:")
-	fmt.Fprintln(w)
+	writeSection(w, "By kernel",
+		"The host picks the kernel from the row's shape (docs/model.md, \"Other kernels\"). Modelled rows with a",
+		"measured time, by kernel:")
 	fmt.Fprintln(w, "| kernel | chip / path | rows | MAPE % | max % |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|")
 	for _, k := range docKernels {
