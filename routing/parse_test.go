@@ -6,6 +6,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/tile"
 )
 
 func TestParse(t *testing.T) {
@@ -99,4 +102,39 @@ func TestExpand(t *testing.T) {
 	if err := ps.CheckTokens(file, []int{2, 32}); err == nil || err.Error() != "--n 32: --routing file:ids.csv holds 2 tokens (a file routing fixes n; use --n 2)" {
 		t.Fatalf("n a file does not hold: %v", err)
 	}
+}
+
+// FuzzParse: any spec but a file routing (whose ids files FuzzParseIDs in
+// tile covers) either fails with an error naming the spec, or gives a
+// routing whose name parses back to the same routing and that draws counts
+// for the problem; a partial spec completes with a skew value.
+func FuzzParse(f *testing.F) {
+	ps := Parser{Experts: 16, Used: 4}
+	p := tile.Problem{Experts: 16, Used: 4, M: 64, K: 64, Tokens: 8, TypeA: dequant.F16}
+	f.Fuzz(func(t *testing.T, spec string) {
+		if strings.HasPrefix(spec, "file") {
+			return
+		}
+		s, err := ps.Parse(spec)
+		if err != nil {
+			if !strings.Contains(err.Error(), "routing") {
+				t.Fatalf("%q: error %q does not say it is a routing", spec, err)
+			}
+			return
+		}
+		if s.Partial {
+			pts, err := ps.Expand([]string{spec}, []float64{0.5})
+			if err != nil || len(pts) != 1 || pts[0].Skew != "0.5" {
+				t.Fatalf("%q with skew 0.5: %+v %v", spec, pts, err)
+			}
+			s.Routing = pts[0].Routing
+		}
+		again, err := ps.Parse(s.Routing.Name())
+		if err != nil || again.Partial || again.Routing != s.Routing {
+			t.Fatalf("%q: name %q parses to %+v, %v", spec, s.Routing.Name(), again, err)
+		}
+		if _, err := s.Routing.Counts(p, 1); err != nil {
+			t.Fatalf("%q: accepted but draws no counts: %v", spec, err)
+		}
+	})
 }
