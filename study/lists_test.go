@@ -1,6 +1,7 @@
 package study
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -54,32 +55,22 @@ func second[T any](_ T, err error) error { return err }
 // FuzzParseNs: any list either fails, naming the flag, or gives distinct
 // token counts in [1, tile.MaxTokens], one per item, in order.
 func FuzzParseNs(f *testing.F) {
-	f.Fuzz(func(t *testing.T, s string) {
-		ns, err := ParseNs("--n", s)
-		if !acceptedList(t, "--n", s, len(ns), err, true) {
-			return
+	fuzzList(f, "--n", ParseNs, true, func(n int) error {
+		if n < 1 || n > tile.MaxTokens {
+			return fmt.Errorf("n = %d out of range", n)
 		}
-		for _, n := range ns {
-			if n < 1 || n > tile.MaxTokens {
-				t.Fatalf("%q: n = %d out of range", s, n)
-			}
-		}
+		return nil
 	})
 }
 
 // FuzzParseFloats: any list either fails, naming the flag, or gives one
 // finite number per item, in order.
 func FuzzParseFloats(f *testing.F) {
-	f.Fuzz(func(t *testing.T, s string) {
-		vs, err := ParseFloats("--skew", s)
-		if !acceptedList(t, "--skew", s, len(vs), err, false) {
-			return
+	fuzzList(f, "--skew", ParseFloats, false, func(v float64) error {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%g is not a finite number", v)
 		}
-		for _, v := range vs {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				t.Fatalf("%q: %g is not a finite number", s, v)
-			}
-		}
+		return nil
 	})
 }
 
@@ -141,10 +132,7 @@ func FuzzLoadChips(f *testing.F) {
 // FuzzParseShapes: any list either fails, naming the flag, or gives one
 // shape per item.
 func FuzzParseShapes(f *testing.F) {
-	f.Fuzz(func(t *testing.T, s string) {
-		shapes, err := ParseShapes("--shapes", s)
-		acceptedList(t, "--shapes", s, len(shapes), err, true)
-	})
+	fuzzList(f, "--shapes", ParseShapes, true, func(MK) error { return nil })
 }
 
 // failed reports whether a parser refused input s, failing the test when its
@@ -155,6 +143,24 @@ func failed(t *testing.T, s string, err error, label string) bool {
 		t.Fatalf("%q: error %q does not name the flag %s", s, err, label)
 	}
 	return err != nil
+}
+
+// fuzzList fuzzes the list parser parse, given label as its flag: every
+// input either fails, naming the flag, or gives one value per item (and, with
+// nonEmpty, at least one), each of which check accepts (its error says what
+// is wrong with the value).
+func fuzzList[T any](f *testing.F, label string, parse func(label, s string) ([]T, error), nonEmpty bool, check func(T) error) {
+	f.Fuzz(func(t *testing.T, s string) {
+		vs, err := parse(label, s)
+		if !acceptedList(t, label, s, len(vs), err, nonEmpty) {
+			return
+		}
+		for _, v := range vs {
+			if err := check(v); err != nil {
+				t.Fatalf("%q: %v", s, err)
+			}
+		}
+	})
 }
 
 // acceptedList reports whether a list parser accepted input s (n values, or
