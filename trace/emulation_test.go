@@ -2,6 +2,7 @@ package trace
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/metalsim/metalsim/dequant"
@@ -44,25 +45,37 @@ func kernelWorkloads(m, tokens int) (moe tile.Workload, dense func(n int) tile.W
 	}
 }
 
+// kernelRun is one case of the every-kernel tests: a workload and the kernel,
+// path and variant it runs on.
+type kernelRun struct {
+	w       tile.Workload
+	kern    tile.MetalKernel
+	path    tile.Path
+	variant tile.Variant
+}
+
+// emulate emulates the run (seed 5, two workers), failing the test on an error.
+func (r kernelRun) emulate(t *testing.T) *Emulation {
+	t.Helper()
+	em, err := Emulate(r.w, r.kern, tile.Kernel{Variant: r.variant, Path: r.path}, 5, 2)
+	if err != nil {
+		t.Fatalf("%s %s: %v", r.w, r.kern, err)
+	}
+	return em
+}
+
 // TestEmulateEveryKernel: each kernel's emulated output is within its bound
 // of its reference, and an output one part in a thousand off is not (the
 // bounds are sharp enough to catch a wrong value).
 func TestEmulateEveryKernel(t *testing.T) {
 	moe, dense := kernelWorkloads(24, 3)
-	for _, tc := range []struct {
-		w    tile.Workload
-		kern tile.MetalKernel
-		path tile.Path
-	}{
-		{moe, tile.KernelMulMVID, tile.Simdgroup}, {moe, tile.KernelMulMMID, tile.Simdgroup},
-		{dense(1), tile.KernelMulMV, tile.Simdgroup}, {dense(4), tile.KernelMulMVExt, tile.Simdgroup},
-		{dense(20), tile.KernelMulMM, tile.Simdgroup}, {dense(20), tile.KernelMulMM, tile.Tensor},
+	up := tile.Upstream()
+	for _, tc := range []kernelRun{
+		{moe, tile.KernelMulMVID, tile.Simdgroup, up}, {moe, tile.KernelMulMMID, tile.Simdgroup, up},
+		{dense(1), tile.KernelMulMV, tile.Simdgroup, up}, {dense(4), tile.KernelMulMVExt, tile.Simdgroup, up},
+		{dense(20), tile.KernelMulMM, tile.Simdgroup, up}, {dense(20), tile.KernelMulMM, tile.Tensor, up},
 	} {
-		k := tile.Kernel{Variant: tile.Upstream(), Path: tc.path}
-		em, err := Emulate(tc.w, tc.kern, k, 5, 2)
-		if err != nil {
-			t.Fatalf("%s %s: %v", tc.w, tc.kern, err)
-		}
+		em := tc.emulate(t)
 		if !(em.Error.Worst <= 1) {
 			t.Errorf("%s %s/%s: %.3g x the bound", tc.w, tc.kern, tc.path, em.Error.Worst)
 		}
@@ -81,5 +94,57 @@ func TestEmulateEveryKernel(t *testing.T) {
 		if e.Worst <= 1 {
 			t.Errorf("%s %s/%s: a value 0.1%% off is %.3g x the bound", tc.w, tc.kern, tc.path, e.Worst)
 		}
+	}
+}
+
+// TestEmulateMACsBoundsTheRun: the estimate is at least the products
+// (n·n_used·m·k, m·n·k) and at least the multiply-accumulates the matrix ops
+// of every kernel and path execute, padding included, on a routing that
+// leaves experts partly filled; the mat-vec kernels' estimate is their
+// products exactly.
+func TestEmulateMACsBoundsTheRun(t *testing.T) {
+	moe, dense := kernelWorkloads(72, 40)
+	for _, tc := range []kernelRun{
+		{moe, tile.KernelMulMVID, tile.Simdgroup, tile.Upstream()},
+		{moe, tile.KernelMulMMID, tile.Simdgroup, tile.Upstream()},
+		{moe, tile.KernelMulMMID, tile.Simdgroup, tile.HalfTile()},
+		{moe, tile.KernelMulMMID, tile.Tensor, tile.Upstream()},
+		{dense(1), tile.KernelMulMV, tile.Simdgroup, tile.Upstream()},
+		{dense(4), tile.KernelMulMVExt, tile.Simdgroup, tile.Upstream()},
+		{dense(40), tile.KernelMulMM, tile.Simdgroup, tile.Upstream()},
+		{dense(40), tile.KernelMulMM, tile.Tensor, tile.Upstream()},
+	} {
+		est, err := EmulateMACs(tc.w, tc.kern, tile.Kernel{Variant: tc.variant, Path: tc.path})
+		if err != nil {
+			t.Fatalf("%s %s: %v", tc.w, tc.kern, err)
+		}
+		em := tc.emulate(t)
+		p := asMoE(tc.w)
+		products := float64(p.Tokens) * float64(p.Used) * float64(p.M) * float64(p.K)
+		c := em.Result.Counters.Work
+		ran := float64(c.MMA8)*8*8*8 + float64(c.MMA16)*16*16*16
+		name := tc.w.String() + " " + tc.kern.String() + "/" + tc.path.String() + "/" + tc.variant.Name
+		switch {
+		case est < products || est < ran:
+			t.Errorf("%s: estimate %.4g below the products %.4g or the matrix ops' %.4g", name, est, products, ran)
+		case ran == 0 && est != products:
+			t.Errorf("%s: mat-vec estimate %.4g, want the products %.4g", name, est, products)
+		case ran == 0 && tc.kern != tile.KernelMulMVID && tc.kern != tile.KernelMulMV && tc.kern != tile.KernelMulMVExt:
+			t.Errorf("%s: no matrix ops ran", name)
+		}
+	}
+}
+
+// TestCheckEmulateMACs: a run past the bound is refused with its estimate and
+// the --max-macs that accepts it, which does.
+func TestCheckEmulateMACs(t *testing.T) {
+	w := tile.MoEWorkload(tile.Problem{Experts: 128, Used: 8, M: 4096, K: 4096, Tokens: 4096, TypeA: dequant.Q4_0})
+	k := tile.Kernel{Variant: tile.Upstream(), Path: tile.Simdgroup}
+	err := CheckEmulateMACs(w, tile.KernelMulMMID, k, 0)
+	if err == nil || !strings.Contains(err.Error(), "estimated 6.18e+11 multiply-accumulates") || !strings.Contains(err.Error(), "--max-macs 6.2e+11 accepts it") {
+		t.Fatalf("the 128-expert 4096-cube shape at the default bound: %v", err)
+	}
+	if err := CheckEmulateMACs(w, tile.KernelMulMMID, k, 6.2e11); err != nil {
+		t.Errorf("at the --max-macs the error names: %v", err)
 	}
 }
