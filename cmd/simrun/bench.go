@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -12,7 +11,7 @@ import (
 	"github.com/metalsim/metalsim/sim"
 )
 
-const benchSummary = `Estimate llama-bench's tokens per second for a model on a chip you do not have: the graph
+const benchUsage = `Estimate llama-bench's tokens per second for a model on a chip you do not have: the graph
 llama.cpp's Metal backend runs (docs/llama-graph.md), every matmul through the kernel models,
 attention through a model of kernel_flash_attn_ext (or the mul_mat + soft_max path with -fa 0),
 the memory-bound ops on a roofline, and the calibrated dispatch costs (docs/bench.md).
@@ -30,107 +29,99 @@ type pairsFlag []string
 func (l *pairsFlag) String() string     { return strings.Join(*l, " ") }
 func (l *pairsFlag) Set(s string) error { *l = append(*l, s); return nil }
 
-func runBench(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("bench", benchSummary, stderr)
-	var cf chipFlags
-	cf.register(fs, "")
-	var kf kernelFlags
-	kf.register(fs, "")
-	preset := fs.String("preset", "", "model preset (simrun bench --list)")
-	model := fs.String("m", "", "GGUF file: the model and its own tensor types, from the header")
-	ftype := fs.String("type", "Q8_0", "llama-quantize file type for a preset (Q4_0, Q8_0, F16, Q4_K_M, MXFP4_MOE, ...; any case)")
-	prompts := fs.String("p", "512", "prompt tokens: comma-separated list (0: none)")
-	gens := fs.String("n", "128", "generated tokens: comma-separated list (0: none)")
+func runBench(c *call) func() int {
+	preset := c.fs.String("preset", "", "model preset (simrun bench --list)")
+	model := c.fs.String("m", "", "GGUF file: the model and its own tensor types, from the header")
+	ftype := c.fs.String("type", "Q8_0", "llama-quantize file type for a preset (Q4_0, Q8_0, F16, Q4_K_M, MXFP4_MOE, ...; any case)")
+	prompts := c.fs.String("p", "512", "prompt tokens: comma-separated list (0: none)")
+	gens := c.fs.String("n", "128", "generated tokens: comma-separated list (0: none)")
 	var pairs pairsFlag
-	fs.Var(&pairs, "pg", "prompt then generation, P,N (repeatable)")
-	batch := fs.String("b", "2048", "tokens per llama_decode call (n_batch)")
-	ubatch := fs.String("ub", "512", "tokens per graph evaluation (n_ubatch): comma-separated list")
-	fa := fs.String("fa", "1", "flash attention, 0 or 1 (llama-bench's default resolves to 1 on Metal): comma-separated list")
-	out := fs.String("o", "md", "output: "+strings.Join(bench.Formats, ", "))
-	list := fs.Bool("list", false, "list the presets with every number's source, and exit")
-	fit := fs.String("fit", "", "fit the parameters on a llama-bench results file and print the parameter file")
-	validate := fs.String("validate", "", "predict every row of a llama-bench results file")
-	doc := fs.Bool("doc", false, "with --validate: print docs/bench.md's generated table")
-	var maxWork maxWorkFlag
-	maxWork.register(fs)
-	if code, ok := parseFlagsOnly(fs, args, "bench", stderr); !ok {
-		return code
-	}
-	given := flagsGiven(fs)
-	switch {
-	case *list:
-		if err := alone(fs, "list", "the presets"); err != nil {
-			return fail(stderr, "bench", err)
+	c.fs.Var(&pairs, "pg", "prompt then generation, P,N (repeatable)")
+	batch := c.fs.String("b", "2048", "tokens per llama_decode call (n_batch)")
+	ubatch := c.fs.String("ub", "512", "tokens per graph evaluation (n_ubatch): comma-separated list")
+	fa := c.fs.String("fa", "1", "flash attention, 0 or 1 (llama-bench's default resolves to 1 on Metal): comma-separated list")
+	out := c.fs.String("o", "md", "output: "+strings.Join(bench.Formats, ", "))
+	list := c.fs.Bool("list", false, "list the presets with every number's source, and exit")
+	fit := c.fs.String("fit", "", "fit the parameters on a llama-bench results file and print the parameter file")
+	validate := c.fs.String("validate", "", "predict every row of a llama-bench results file")
+	doc := c.fs.Bool("doc", false, "with --validate: print docs/bench.md's generated table")
+	return func() int {
+		given := flagsGiven(c.fs)
+		switch {
+		case *list:
+			if err := alone(c.fs, "list", "the presets"); err != nil {
+				return c.fail(err)
+			}
+			return okOr(c.stderr, bench.WritePresets(c.stdout))
+		case *fit != "" || *validate != "":
+			return runBenchCalibration(c, *fit, *validate, *doc, given)
+		case *doc:
+			return c.fail(errors.New("--doc: only with --validate"))
 		}
-		return okOr(stderr, bench.WritePresets(stdout))
-	case *fit != "" || *validate != "":
-		return runBenchCalibration(*fit, *validate, *doc, given, stdout, stderr)
-	case *doc:
-		return fail(stderr, "bench", errors.New("--doc: only with --validate"))
-	}
 
-	m, err := bench.LoadModel(*preset, *ftype, *model, given["type"])
-	if err != nil {
-		return fail(stderr, "bench", err)
-	}
-	chip, err := cf.chip()
-	if err != nil {
-		return fail(stderr, "bench", err)
-	}
-	if chip == nil {
-		return fail(stderr, "bench", errors.New("--chip: name the chip to estimate for (simrun chips lists them)"))
-	}
-	k, err := kf.kernel(chip)
-	if err != nil {
-		return fail(stderr, "bench", err)
-	}
-	if !strings.Contains(" "+strings.Join(bench.Formats, " ")+" ", " "+*out+" ") {
-		return fail(stderr, "bench", fmt.Errorf("-o %q: allowed %s", *out, strings.Join(bench.Formats, ", ")))
-	}
+		m, err := bench.LoadModel(*preset, *ftype, *model, given["type"])
+		if err != nil {
+			return c.fail(err)
+		}
+		chip, err := c.chip.chip()
+		if err != nil {
+			return c.fail(err)
+		}
+		if chip == nil {
+			return c.fail(errors.New("--chip: name the chip to estimate for (simrun chips lists them)"))
+		}
+		k, err := c.kernel.kernel(chip)
+		if err != nil {
+			return c.fail(err)
+		}
+		if !strings.Contains(" "+strings.Join(bench.Formats, " ")+" ", " "+*out+" ") {
+			return c.fail(fmt.Errorf("-o %q: allowed %s", *out, strings.Join(bench.Formats, ", ")))
+		}
 
-	tests, err := bench.ParseTests(*prompts, *gens, pairs)
-	if err != nil {
-		return fail(stderr, "bench", err)
+		tests, err := bench.ParseTests(*prompts, *gens, pairs)
+		if err != nil {
+			return c.fail(err)
+		}
+		bs, ubs, fas, err := bench.ParseSetups(*batch, *ubatch, *fa)
+		if err != nil {
+			return c.fail(err)
+		}
+		par, err := bench.DefaultParams()
+		if err != nil {
+			return c.fail(err)
+		}
+		mw, err := c.maxWork.value()
+		if err != nil {
+			return c.fail(err)
+		}
+		b, err := bench.New(m, chip, k, par, nil, sim.Options{MaxWork: mw})
+		if err != nil {
+			return c.fail(err)
+		}
+		rep, err := b.RunAll(bs, ubs, fas, tests) // every combination is checked before anything runs
+		if err != nil {
+			return c.fail(err)
+		}
+		for _, n := range m.Notes {
+			fmt.Fprintf(c.stderr, "simrun bench: %s: %s\n", m.Config.Name, n)
+		}
+		return okOr(c.stderr, rep.Write(c.stdout, *out))
 	}
-	bs, ubs, fas, err := bench.ParseSetups(*batch, *ubatch, *fa)
-	if err != nil {
-		return fail(stderr, "bench", err)
-	}
-	par, err := bench.DefaultParams()
-	if err != nil {
-		return fail(stderr, "bench", err)
-	}
-	mw, err := maxWork.value()
-	if err != nil {
-		return fail(stderr, "bench", err)
-	}
-	b, err := bench.New(m, chip, k, par, nil, sim.Options{MaxWork: mw})
-	if err != nil {
-		return fail(stderr, "bench", err)
-	}
-	rep, err := b.RunAll(bs, ubs, fas, tests) // every combination is checked before anything runs
-	if err != nil {
-		return fail(stderr, "bench", err)
-	}
-	for _, n := range m.Notes {
-		fmt.Fprintf(stderr, "simrun bench: %s: %s\n", m.Config.Name, n)
-	}
-	return okOr(stderr, rep.Write(stdout, *out))
 }
 
 // runBenchCalibration fits the parameters (--fit) or predicts every row of a
 // results file (--validate).
-func runBenchCalibration(fitFile, validateFile string, doc bool, given map[string]bool, stdout, stderr io.Writer) int {
+func runBenchCalibration(c *call, fitFile, validateFile string, doc bool, given map[string]bool) int {
 	for _, name := range slices.Sorted(maps.Keys(given)) {
 		if name != "fit" && name != "validate" && name != "doc" {
-			return fail(stderr, "bench", fmt.Errorf("--%s: not used by --fit or --validate", name))
+			return c.fail(fmt.Errorf("--%s: not used by --fit or --validate", name))
 		}
 	}
 	if fitFile != "" && validateFile != "" {
-		return fail(stderr, "bench", errors.New("--fit and --validate: give one"))
+		return c.fail(errors.New("--fit and --validate: give one"))
 	}
-	if err := bench.Calibrate(stdout, fitFile+validateFile, fitFile != "", doc); err != nil {
-		return fail(stderr, "bench", err)
+	if err := bench.Calibrate(c.stdout, fitFile+validateFile, fitFile != "", doc); err != nil {
+		return c.fail(err)
 	}
 	return exitOK
 }

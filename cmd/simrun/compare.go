@@ -11,7 +11,7 @@ import (
 	"github.com/metalsim/metalsim/trace/plots"
 )
 
-const compareSummary = `Compare two kernel variants A and B (built-in names or .toml spec files) side by side over chips,
+const compareUsage = `Compare two kernel variants A and B (built-in names or .toml spec files) side by side over chips,
 shapes (the problem flags, or --shapes) or a model's MoE layer (--preset, --gguf), and a list of n:
 predicted µs of each, the delta B - A (µs and %; negative: B is faster), skipped half-tiles, MMAs
 executed (8x8x8 on the simdgroup path, 16x16x16 on the tensor path), occupancy (threadgroups per
@@ -27,101 +27,94 @@ error); --type then overrides the weight type (a GGUF's own expert types by defa
 
 usage: simrun compare [flags] A B`
 
-func runCompare(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("compare", compareSummary, stderr)
-	var shape shapeFlags
-	var sf simFlags
-	shape.register(fs)
-	sf.register(fs)
-	chipFlag := fs.String("chip", "M1 Pro 16-core GPU", "chips: comma-separated names or aliases (simrun chips), or chip .json files")
-	pathFlag := fs.String("path", "", "kernel path: simdgroup or tensor (default: a spec file's path, else each chip's)")
-	nFlag := fs.String("n", "32,64,128,256,512", "tokens: comma-separated list")
-	shapes := fs.String("shapes", "", "comma-separated MxK shapes (e.g. 768x2048,2048x768) instead of --m and --k")
-	preset := fs.String("preset", "", "compare a model's MoE layer (gate, up, down, layer total): a preset (simrun model --list)")
-	ggufFile := fs.String("gguf", "", "compare the MoE layer of the model in this GGUF file (header only)")
-	routingFlag := fs.String("routing", "uniform", "routing: uniform, zipf:S, hot:H:F or file:PATH")
-	format := fs.String("format", "text", "output: text, csv or json")
-	plotFile := fs.String("plot", "", "also draw time and delta vs n to this .png or .svg file")
+func runCompare(c *call) func() int {
+	chipFlag := c.fs.String("chip", "M1 Pro 16-core GPU", "chips: comma-separated names or aliases (simrun chips), or chip .json files")
+	pathFlag := c.fs.String("path", "", "kernel path: simdgroup or tensor (default: a spec file's path, else each chip's)")
+	nFlag := c.fs.String("n", "32,64,128,256,512", "tokens: comma-separated list")
+	shapes := c.fs.String("shapes", "", "comma-separated MxK shapes (e.g. 768x2048,2048x768) instead of --m and --k")
+	preset := c.fs.String("preset", "", "compare a model's MoE layer (gate, up, down, layer total): a preset (simrun model --list)")
+	ggufFile := c.fs.String("gguf", "", "compare the MoE layer of the model in this GGUF file (header only)")
+	routingFlag := c.fs.String("routing", "uniform", "routing: uniform, zipf:S, hot:H:F or file:PATH")
+	format := c.fs.String("format", "text", "output: text, csv or json")
+	plotFile := c.fs.String("plot", "", "also draw time and delta vs n to this .png or .svg file")
 	var measuredFiles listFlag
-	fs.Var(&measuredFiles, "measured", "with --plot: draw the measured times of this calibration TSV or test-backend-ops log beside the predicted ones (repeatable)")
-	pos, code, ok := parseWithArgs(fs, args)
-	if !ok {
-		return code
-	}
-	if len(pos) != 2 {
-		return fail(stderr, "compare", fmt.Errorf("want two variants A B, got %d arguments (usage: simrun compare [flags] A B)", len(pos)))
-	}
-	set := flagsGiven(fs)
-	opt, err := sf.options()
-	if err != nil {
-		return fail(stderr, "compare", err)
-	}
-	if err := checkChoice("--format", *format, "text", "csv", "json"); err != nil {
-		return fail(stderr, "compare", err)
-	}
-	if err := checkPlotFile(*plotFile); err != nil {
-		return fail(stderr, "compare", err)
-	}
-	var measuredCases []accuracy.Case
-	measuredNames := strings.Join(measuredFiles, ", ")
-	if len(measuredFiles) > 0 {
-		if *plotFile == "" {
-			return fail(stderr, "compare", fmt.Errorf("--measured %s: the measured points are drawn on the --plot picture; give --plot FILE.png too", measuredNames))
+	c.fs.Var(&measuredFiles, "measured", "with --plot: draw the measured times of this calibration TSV or test-backend-ops log beside the predicted ones (repeatable)")
+	return func() int {
+		if len(c.args) != 2 {
+			return c.fail(fmt.Errorf("want two variants A B, got %d arguments (usage: simrun compare [flags] A B)", len(c.args)))
 		}
-		rows, _, err := readMeasurements(measuredFiles, stderr)
+		set := flagsGiven(c.fs)
+		opt, err := c.sim.options()
 		if err != nil {
-			return fail(stderr, "compare", fmt.Errorf("--measured: %w", err))
+			return c.fail(err)
 		}
-		if measuredCases, err = accuracy.Match(rows, accuracy.MatchOptions{}); err != nil {
-			return fail(stderr, "compare", fmt.Errorf("--measured: %w", err))
+		if err := checkChoice("--format", *format, "text", "csv", "json"); err != nil {
+			return c.fail(err)
 		}
-	}
-	sh, err := shape.shape()
-	if err != nil {
-		return fail(stderr, "compare", err)
-	}
-	c, model, err := study.ParseComparison(study.CompareInputs{Variants: [2]string{pos[0], pos[1]}, Chips: *chipFlag, Ns: *nFlag, Path: *pathFlag,
-		Routing: *routingFlag, Op: shape.op, Kernels: shape.kernel, Shape: sh, Shapes: *shapes, Preset: *preset, GGUF: *ggufFile,
-		Given: func(f string) bool { return set[f] }, Labels: flagLabels}, opt)
-	if err != nil {
-		return fail(stderr, "compare", err)
-	}
-	opt = c.Options
-	variants := c.Variants
-	sides := c.SideNames()
-	rows, err := c.Run()
-	if err != nil {
-		return fail(stderr, "compare", err)
-	}
-	switch *format {
-	case "json":
-		warnUnverified(stderr, "compare", study.Unverified(model))
-		err = study.WriteCompareJSON(stdout, rows)
-	case "csv":
-		warnUnverified(stderr, "compare", study.Unverified(model))
-		err = study.WriteCompareCSV(stdout, rows)
-	default:
-		err = trace.WriteCompareText(stdout, rows, sides[0], sides[1], model, opt)
-	}
-	if err == nil && *plotFile != "" {
-		measured := plots.MeasuredPoints(rows, measuredCases)
-		if len(measuredFiles) > 0 && len(measured) == 0 {
-			return fail(stderr, "compare", fmt.Errorf("--measured %s: none of its mul_mm_id rows is a point of the comparison (its chips, path, variants %s and %s, shapes and n); nothing to overlay",
-				measuredNames, variants[0].Arg, variants[1].Arg))
+		if err := checkPlotFile(*plotFile); err != nil {
+			return c.fail(err)
 		}
-		if err = writePlot(*plotFile, func(w io.Writer, format string) error {
-			return plots.WriteCompare(w, format, rows, sides[0], sides[1], measured)
-		}); err == nil && *format == "text" {
-			fmt.Fprintf(stdout, "\nplot: %s", *plotFile)
-			if len(measuredFiles) > 0 {
-				fmt.Fprintf(stdout, " (%d measured points of %s)", len(measured), measuredNames)
+		var measuredCases []accuracy.Case
+		measuredNames := strings.Join(measuredFiles, ", ")
+		if len(measuredFiles) > 0 {
+			if *plotFile == "" {
+				return c.fail(fmt.Errorf("--measured %s: the measured points are drawn on the --plot picture; give --plot FILE.png too", measuredNames))
 			}
-			fmt.Fprintln(stdout)
+			rows, _, err := readMeasurements(measuredFiles, c.stderr)
+			if err != nil {
+				return c.fail(fmt.Errorf("--measured: %w", err))
+			}
+			if measuredCases, err = accuracy.Match(rows, accuracy.MatchOptions{}); err != nil {
+				return c.fail(fmt.Errorf("--measured: %w", err))
+			}
 		}
+		sh, err := c.shape.shape()
+		if err != nil {
+			return c.fail(err)
+		}
+		comp, model, err := study.ParseComparison(study.CompareInputs{Variants: [2]string{c.args[0], c.args[1]}, Chips: *chipFlag, Ns: *nFlag, Path: *pathFlag,
+			Routing: *routingFlag, Op: c.shape.op, Kernels: c.shape.kernel, Shape: sh, Shapes: *shapes, Preset: *preset, GGUF: *ggufFile,
+			Given: func(f string) bool { return set[f] }, Labels: flagLabels}, opt)
+		if err != nil {
+			return c.fail(err)
+		}
+		opt = comp.Options
+		variants := comp.Variants
+		sides := comp.SideNames()
+		rows, err := comp.Run()
+		if err != nil {
+			return c.fail(err)
+		}
+		switch *format {
+		case "json":
+			warnUnverified(c, study.Unverified(model))
+			err = study.WriteCompareJSON(c.stdout, rows)
+		case "csv":
+			warnUnverified(c, study.Unverified(model))
+			err = study.WriteCompareCSV(c.stdout, rows)
+		default:
+			err = trace.WriteCompareText(c.stdout, rows, sides[0], sides[1], model, opt)
+		}
+		if err == nil && *plotFile != "" {
+			measured := plots.MeasuredPoints(rows, measuredCases)
+			if len(measuredFiles) > 0 && len(measured) == 0 {
+				return c.fail(fmt.Errorf("--measured %s: none of its mul_mm_id rows is a point of the comparison (its chips, path, variants %s and %s, shapes and n); nothing to overlay",
+					measuredNames, variants[0].Arg, variants[1].Arg))
+			}
+			if err = writePlot(*plotFile, func(w io.Writer, format string) error {
+				return plots.WriteCompare(w, format, rows, sides[0], sides[1], measured)
+			}); err == nil && *format == "text" {
+				fmt.Fprintf(c.stdout, "\nplot: %s", *plotFile)
+				if len(measuredFiles) > 0 {
+					fmt.Fprintf(c.stdout, " (%d measured points of %s)", len(measured), measuredNames)
+				}
+				fmt.Fprintln(c.stdout)
+			}
+		}
+		if err != nil {
+			return c.fail(err)
+		}
+		c.sim.writeRates(c.stderr)
+		return exitOK
 	}
-	if err != nil {
-		return fail(stderr, "compare", err)
-	}
-	sf.writeRates(stderr)
-	return exitOK
 }

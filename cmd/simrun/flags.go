@@ -142,29 +142,6 @@ func (f *problemFlags) point(kf *kernelFlags, chip *chips.Chip, opt sim.Options)
 	return kf.point(chip, w, forced, opt)
 }
 
-// dispatchFlags are the flags of the commands that time one dispatch
-// (simulate, trace): the matmul, the kernel variant and path, and the chip.
-type dispatchFlags struct {
-	problem problemFlags
-	kernel  kernelFlags
-	chip    chipFlags
-}
-
-func (f *dispatchFlags) register(fs *flag.FlagSet) {
-	f.problem.register(fs)
-	f.kernel.register(fs, "")
-	f.chip.register(fs, "M1 Pro 16-core GPU")
-}
-
-// point returns the flags' matmul on their chip with the timing options opt.
-func (f *dispatchFlags) point(opt sim.Options) (*study.Point, error) {
-	chip, err := f.chip.chip()
-	if err != nil {
-		return nil, err
-	}
-	return f.problem.point(&f.kernel, chip, opt)
-}
-
 // kernelFlags choose the kernel variant and path.
 type kernelFlags struct {
 	variant, path string

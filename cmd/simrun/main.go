@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/study"
 	"github.com/metalsim/metalsim/trace"
 )
 
@@ -25,32 +26,141 @@ const (
 	exitBadUsed = 2 // bad input (a flag, an argument, a file) or an output that could not be written
 )
 
-// command is one subcommand.
+// command is one subcommand: its name, its line in simrun help (summary), the
+// text of its -h above the flags (usage), how it takes arguments, the flag
+// groups it shares with other commands, and its own part: run registers the
+// command's own flags on c.fs and returns what runs once they are parsed
+// (exec).
 type command struct {
 	name    string
 	summary string
-	run     func(args []string, stdout, stderr io.Writer) int
+	usage   string
+	args    argMode
+	groups  []flagGroup
+	run     func(c *call) func() int
 }
 
+// argMode is how a command takes arguments besides its flags.
+type argMode int
+
+const (
+	flagsOnly   argMode = iota // none: a stray argument is an error
+	argsAfter                  // after the flags: the first argument ends them (parse)
+	argsBetween                // before, between or after the flags (parseWithArgs)
+)
+
 func commands() []command {
+	m1Pro := "M1 Pro 16-core GPU"
 	return []command{
-		{"headline", "the default experiment: 128-expert top-8 q4_0, every calibration row (n = 8..512), upstream vs halftile on M1 Pro and M5", runHeadline},
-		{"golden", "verify dequantization and mul_mat_id emulation against a golden directory", runGolden},
-		{"emulate", "run one matmul (the kernel llama.cpp dispatches, or --kernel) for values: counters and the error against a float64 reference", runEmulate},
-		{"simulate", "predict the time of one MUL_MAT or MUL_MAT_ID on a chip (text, JSON or CSV)", runSimulate},
-		{"chips", "list the chips metalsim knows, or print one chip file", runChips},
-		{"validate", "predict measured rows (calibration TSVs, test-backend-ops logs) and report the error", runValidate},
-		{"fit", "fit named chip parameters to measurement files and write a new chip file", runFit},
-		{"compare", "two variants side by side over chips, shapes or a model layer and a list of n (µs, delta, counters, occupancy; --plot)", runCompare},
-		{"sweep", "cartesian design-space sweep over n, variants, chips, routing and skew; CSV/JSON, parallel, --shard i/N", runSweep},
-		{"merge", "join sharded sweep outputs into the bytes of one unsharded run", runMerge},
-		{"bench", "llama-bench's tokens per second for a whole model on a chip (--preset or -m GGUF; pp, tg, pg tests)", runBench},
-		{"model", "every expert matmul of one MoE layer of a model (--preset or --gguf) and the layer total", runModel},
-		{"isa", "print the op table as Markdown (docs/isa.md)", runISA},
-		{"variants", "list the kernel variants and their knobs, or print one as a TOML spec", runVariants},
-		{"trace", "write a Perfetto / chrome://tracing timeline of one dispatch (detailed engine)", runTrace},
-		{"occupancy", "resident threadgroups and simdgroups per core, the limiter, and a table over registers", runOccupancy},
+		{"headline", "the default experiment: 128-expert top-8 q4_0, every calibration row (n = 8..512), upstream vs halftile on M1 Pro and M5",
+			headlineUsage, flagsOnly, []flagGroup{withSim, withTable}, runHeadline},
+		{"golden", "verify dequantization and mul_mat_id emulation against a golden directory",
+			goldenUsage, argsAfter, nil, runGolden},
+		{"emulate", "run one matmul (the kernel llama.cpp dispatches, or --kernel) for values: counters and the error against a float64 reference",
+			emulateUsage, flagsOnly, []flagGroup{withProblem, withKernel("simdgroup")}, runEmulate},
+		{"simulate", "predict the time of one MUL_MAT or MUL_MAT_ID on a chip (text, JSON or CSV)",
+			simulateUsage, flagsOnly, []flagGroup{withProblem, withKernel(""), withChip(m1Pro), withSim}, runSimulate},
+		{"chips", "list the chips metalsim knows, or print one chip file",
+			chipsUsage, flagsOnly, nil, runChips},
+		{"validate", "predict measured rows (calibration TSVs, test-backend-ops logs) and report the error",
+			validateUsage, argsAfter, []flagGroup{withMeasure}, runValidate},
+		{"fit", "fit named chip parameters to measurement files and write a new chip file",
+			fitUsage, argsAfter, []flagGroup{withMeasure}, runFit},
+		{"compare", "two variants side by side over chips, shapes or a model layer and a list of n (µs, delta, counters, occupancy; --plot)",
+			compareUsage, argsBetween, []flagGroup{withShape, withSim}, runCompare},
+		{"sweep", "cartesian design-space sweep over n, variants, chips, routing and skew; CSV/JSON, parallel, --shard i/N",
+			sweepUsage, flagsOnly, []flagGroup{withShape, withSim}, runSweep},
+		{"merge", "join sharded sweep outputs into the bytes of one unsharded run",
+			mergeUsage, argsAfter, nil, runMerge},
+		{"bench", "llama-bench's tokens per second for a whole model on a chip (--preset or -m GGUF; pp, tg, pg tests)",
+			benchUsage, flagsOnly, []flagGroup{withChip(""), withKernel(""), withMaxWork}, runBench},
+		{"model", "every expert matmul of one MoE layer of a model (--preset or --gguf) and the layer total",
+			modelUsage, flagsOnly, []flagGroup{withSim}, runModel},
+		{"isa", "print the op table as Markdown (docs/isa.md)",
+			isaUsage, flagsOnly, nil, runISA},
+		{"variants", "list the kernel variants and their knobs, or print one as a TOML spec",
+			variantsUsage, argsAfter, nil, runVariants},
+		{"trace", "write a Perfetto / chrome://tracing timeline of one dispatch (detailed engine)",
+			traceUsage, flagsOnly, []flagGroup{withProblem, withKernel(""), withChip(m1Pro), withMaxWork}, runTrace},
+		{"occupancy", "resident threadgroups and simdgroups per core, the limiter, and a table over registers",
+			occupancyUsage, flagsOnly, []flagGroup{withKernel(""), withChip(m1Pro)}, runOccupancy},
 	}
+}
+
+// call is one run of a command: its flag set, the flag groups it shares with
+// other commands (those its table row names are registered), its arguments
+// besides flags and where it writes.
+type call struct {
+	name           string
+	fs             *flag.FlagSet
+	given          []string // the arguments after the command's name, flags and all
+	args           []string // the arguments besides flags
+	stdout, stderr io.Writer
+
+	sim     simFlags
+	table   tableFlags
+	shape   shapeFlags
+	problem problemFlags
+	kernel  kernelFlags
+	chip    chipFlags
+	measure measureFlags
+	maxWork maxWorkFlag
+}
+
+// flagGroup registers one of a call's flag groups on its flag set.
+type flagGroup func(c *call)
+
+func withSim(c *call)     { c.sim.register(c.fs) }
+func withTable(c *call)   { c.table.register(c.fs) }
+func withShape(c *call)   { c.shape.register(c.fs) }
+func withProblem(c *call) { c.problem.register(c.fs) }
+func withMeasure(c *call) { c.measure.register(c.fs) }
+func withMaxWork(c *call) { c.maxWork.register(c.fs) }
+
+// withKernel registers --variant and --path, the path defaulting to defPath.
+func withKernel(defPath string) flagGroup { return func(c *call) { c.kernel.register(c.fs, defPath) } }
+
+// withChip registers --chip and --chip-file, the chip defaulting to def.
+func withChip(def string) flagGroup { return func(c *call) { c.chip.register(c.fs, def) } }
+
+// exec runs the command on args, the one opening every command shares: it
+// makes the flag set, registers the command's groups and own flags, parses
+// args (as cmd.args says; help exits 0, a bad flag 2) and runs the command.
+func (cmd command) exec(args []string, stdout, stderr io.Writer) int {
+	c := &call{name: cmd.name, fs: newFlags(cmd.name, cmd.usage, stderr), given: args, stdout: stdout, stderr: stderr}
+	for _, register := range cmd.groups {
+		register(c)
+	}
+	run := cmd.run(c)
+	var code int
+	var ok bool
+	if cmd.args == argsBetween {
+		c.args, code, ok = parseWithArgs(c.fs, args)
+	} else {
+		code, ok = parse(c.fs, args)
+		c.args = c.fs.Args()
+	}
+	switch {
+	case !ok:
+		return code
+	case cmd.args == flagsOnly && len(c.args) > 0:
+		return c.fail(fmt.Errorf("unexpected argument %q (%s takes flags only)", c.args[0], c.name))
+	}
+	return run()
+}
+
+// fail reports err as the command's (fail) and returns the bad-input exit code.
+func (c *call) fail(err error) int { return fail(c.stderr, c.name, err) }
+
+// point returns the matmul of the problem flags on the chip flags' chip, run
+// by the --kernel given with the kernel flags' variant and path, with the
+// timing options opt (simulate, trace).
+func (c *call) point(opt sim.Options) (*study.Point, error) {
+	chip, err := c.chip.chip()
+	if err != nil {
+		return nil, err
+	}
+	return c.problem.point(&c.kernel, chip, opt)
 }
 
 func main() {
@@ -92,7 +202,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // dispatch runs the command args name (the headline without one).
 func dispatch(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		return runHeadline(nil, stdout, stderr)
+		args = []string{"headline"}
 	}
 	name := args[0]
 	if name == "help" || name == "-h" || name == "--help" || name == "-help" {
@@ -109,11 +219,11 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	}
 	if strings.HasPrefix(name, "-") {
 		// flags without a subcommand belong to the headline experiment
-		return runHeadline(args, stdout, stderr)
+		name, args = "headline", append([]string{"headline"}, args...)
 	}
 	for _, c := range commands() {
 		if c.name == name {
-			return c.run(args[1:], stdout, stderr)
+			return c.exec(args[1:], stdout, stderr)
 		}
 	}
 	fmt.Fprintf(stderr, "simrun: unknown command %q\n\n", name)
@@ -185,14 +295,10 @@ func fail(stderr io.Writer, cmd string, err error) int {
 	return exitBadUsed
 }
 
-// parseFlagsOnly parses the flags of a command that takes no arguments: a
-// stray argument is an error, not silently ignored.
-func parseFlagsOnly(fs *flag.FlagSet, args []string, cmd string, stderr io.Writer) (int, bool) {
-	if code, ok := parse(fs, args); !ok {
-		return code, false
+func okOr(stderr io.Writer, err error) int {
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun: %v\n", err)
+		return exitBadUsed
 	}
-	if fs.NArg() > 0 {
-		return fail(stderr, cmd, fmt.Errorf("unexpected argument %q (%s takes flags only)", fs.Arg(0), cmd)), false
-	}
-	return 0, true
+	return exitOK
 }

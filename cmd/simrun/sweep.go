@@ -10,7 +10,7 @@ import (
 	"github.com/metalsim/metalsim/trace/plots"
 )
 
-const sweepSummary = `Run a cartesian design-space sweep: every chip x variant x routing (x skew) x n, one timing
+const sweepUsage = `Run a cartesian design-space sweep: every chip x variant x routing (x skew) x n, one timing
 prediction per point, in parallel over the cores (--workers). Output is one row per point, ordered
 by the point's cartesian index (chip slowest, n fastest), as CSV or JSON on stdout; the bytes are
 the same for any worker count. Each point's routing seed is derived from --seed, the point's routing
@@ -43,100 +43,94 @@ the exit status is 1. A progress bar is drawn on stderr only when stderr is a te
 
 usage: simrun sweep [flags]`
 
-func runSweep(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("sweep", sweepSummary, stderr)
-	var shape shapeFlags
-	var sf simFlags
-	shape.register(fs)
-	sf.register(fs)
-	nFlag := fs.String("n", "32,64,128,256,512", "tokens: comma-separated list")
-	variantFlag := fs.String("variant", "upstream,halftile", "kernel variants: comma-separated built-in names or .toml spec files")
-	chipFlag := fs.String("chip", "M1 Pro 16-core GPU", "chips: comma-separated names or aliases (simrun chips), or chip .json files")
-	pathFlag := fs.String("path", "", "kernel path for every point: simdgroup or tensor (default: a spec file's path, else each chip's)")
-	routingFlag := fs.String("routing", "uniform", "routings: comma-separated uniform, zipf:S, hot:H:F, file:PATH; zipf and hot:H take --skew")
-	skewFlag := fs.String("skew", "", "values completing the routings given without their last parameter (zipf: S; hot:H: F)")
-	format := fs.String("format", "csv", "output: csv or json")
-	shard := fs.String("shard", "0/1", "run shard i of N (0-based): points i, i+N, i+2N, ...")
-	workers := fs.Int("workers", 0, "parallel workers (0: GOMAXPROCS); the output is the same for any value")
-	plotFile := fs.String("plot", "", "also draw the points to this .png or .svg file: lines over the swept axis, or a heatmap over n and the routing")
-	fs.Lookup("seed").Usage = "base seed: each point's routing seed derives from it, the point's routing and n (the seed column)"
-	if code, ok := parseFlagsOnly(fs, args, "sweep", stderr); !ok {
-		return code
-	}
-	sh, forced, err := shape.kernelShape()
-	if err != nil {
-		return fail(stderr, "sweep", err)
-	}
-	opt, err := sf.options()
-	if err != nil {
-		return fail(stderr, "sweep", err)
-	}
-	ax := study.SweepAxes{Ns: *nFlag, Variants: *variantFlag, Chips: *chipFlag, Path: *pathFlag, Routings: *routingFlag, Skews: *skewFlag}
-	sw, err := study.ParseSweep(ax, sh, forced, opt, flagLabels)
-	if err != nil {
-		return fail(stderr, "sweep", err)
-	}
-	if err := checkChoice("--format", *format, "csv", "json"); err != nil {
-		return fail(stderr, "sweep", err)
-	}
-	si, sn, err := study.ParseShard("--shard", *shard)
-	if err != nil {
-		return fail(stderr, "sweep", err)
-	}
-	if err := checkPlotFile(*plotFile); err != nil {
-		return fail(stderr, "sweep", err)
-	}
-	if *plotFile != "" && sn > 1 {
-		return fail(stderr, "sweep", fmt.Errorf("--plot with --shard %s: a shard holds part of the sweep; plot the unsharded sweep", *shard))
-	}
-	if *workers < 0 {
-		return fail(stderr, "sweep", fmt.Errorf("--workers = %d: must be >= 0", *workers))
-	}
-	if err := sw.CheckWork(); err != nil {
-		return fail(stderr, "sweep", err)
-	}
-	idx := study.ShardPoints(sw.Points(), si, sn)
-	id, err := sw.ID()
-	if err != nil {
-		return fail(stderr, "sweep", err)
-	}
-	out, err := study.NewWriter(stdout, *format == "json", sw.Points(), id, sn > 1) // a shard's rows carry their digests for merge
-	if err != nil {
-		return fail(stderr, "sweep", err)
-	}
-	failed, firstErr := 0, ""
-	var drawn []*study.Row
-	pb := trace.NewSweepProgress(stderr, "sweep", len(idx))
-	err = sw.Run(idx, *workers, func(r *study.Row) error {
-		if *plotFile != "" {
-			drawn = append(drawn, r)
+func runSweep(c *call) func() int {
+	nFlag := c.fs.String("n", "32,64,128,256,512", "tokens: comma-separated list")
+	variantFlag := c.fs.String("variant", "upstream,halftile", "kernel variants: comma-separated built-in names or .toml spec files")
+	chipFlag := c.fs.String("chip", "M1 Pro 16-core GPU", "chips: comma-separated names or aliases (simrun chips), or chip .json files")
+	pathFlag := c.fs.String("path", "", "kernel path for every point: simdgroup or tensor (default: a spec file's path, else each chip's)")
+	routingFlag := c.fs.String("routing", "uniform", "routings: comma-separated uniform, zipf:S, hot:H:F, file:PATH; zipf and hot:H take --skew")
+	skewFlag := c.fs.String("skew", "", "values completing the routings given without their last parameter (zipf: S; hot:H: F)")
+	format := c.fs.String("format", "csv", "output: csv or json")
+	shard := c.fs.String("shard", "0/1", "run shard i of N (0-based): points i, i+N, i+2N, ...")
+	workers := c.fs.Int("workers", 0, "parallel workers (0: GOMAXPROCS); the output is the same for any value")
+	plotFile := c.fs.String("plot", "", "also draw the points to this .png or .svg file: lines over the swept axis, or a heatmap over n and the routing")
+	c.fs.Lookup("seed").Usage = "base seed: each point's routing seed derives from it, the point's routing and n (the seed column)"
+	return func() int {
+		sh, forced, err := c.shape.kernelShape()
+		if err != nil {
+			return c.fail(err)
 		}
-		if r.Error != "" {
-			if failed == 0 {
-				firstErr = fmt.Sprintf("point %d (%s, %s, %s, n = %d): %s", r.Index, r.Chip, r.Variant, r.Routing, r.N, r.Error)
+		opt, err := c.sim.options()
+		if err != nil {
+			return c.fail(err)
+		}
+		ax := study.SweepAxes{Ns: *nFlag, Variants: *variantFlag, Chips: *chipFlag, Path: *pathFlag, Routings: *routingFlag, Skews: *skewFlag}
+		sw, err := study.ParseSweep(ax, sh, forced, opt, flagLabels)
+		if err != nil {
+			return c.fail(err)
+		}
+		if err := checkChoice("--format", *format, "csv", "json"); err != nil {
+			return c.fail(err)
+		}
+		si, sn, err := study.ParseShard("--shard", *shard)
+		if err != nil {
+			return c.fail(err)
+		}
+		if err := checkPlotFile(*plotFile); err != nil {
+			return c.fail(err)
+		}
+		if *plotFile != "" && sn > 1 {
+			return c.fail(fmt.Errorf("--plot with --shard %s: a shard holds part of the sweep; plot the unsharded sweep", *shard))
+		}
+		if *workers < 0 {
+			return c.fail(fmt.Errorf("--workers = %d: must be >= 0", *workers))
+		}
+		if err := sw.CheckWork(); err != nil {
+			return c.fail(err)
+		}
+		idx := study.ShardPoints(sw.Points(), si, sn)
+		id, err := sw.ID()
+		if err != nil {
+			return c.fail(err)
+		}
+		out, err := study.NewWriter(c.stdout, *format == "json", sw.Points(), id, sn > 1) // a shard's rows carry their digests for merge
+		if err != nil {
+			return c.fail(err)
+		}
+		failed, firstErr := 0, ""
+		var drawn []*study.Row
+		pb := trace.NewSweepProgress(c.stderr, "sweep", len(idx))
+		err = sw.Run(idx, *workers, func(r *study.Row) error {
+			if *plotFile != "" {
+				drawn = append(drawn, r)
 			}
-			failed++
+			if r.Error != "" {
+				if failed == 0 {
+					firstErr = fmt.Sprintf("point %d (%s, %s, %s, n = %d): %s", r.Index, r.Chip, r.Variant, r.Routing, r.N, r.Error)
+				}
+				failed++
+			}
+			return out.Write(r)
+		}, pb.Update)
+		if err == nil {
+			err = out.Close()
 		}
-		return out.Write(r)
-	}, pb.Update)
-	if err == nil {
-		err = out.Close()
+		if err == nil && *plotFile != "" {
+			err = writePlot(*plotFile, func(w io.Writer, format string) error { return plots.WriteSweep(w, format, drawn) })
+		}
+		if err != nil {
+			return c.fail(err)
+		}
+		if failed > 0 {
+			fmt.Fprintf(c.stderr, "simrun sweep: %d of %d points failed (error column); first: %s\n", failed, len(idx), firstErr)
+			return exitFailed
+		}
+		c.sim.writeRates(c.stderr)
+		return exitOK
 	}
-	if err == nil && *plotFile != "" {
-		err = writePlot(*plotFile, func(w io.Writer, format string) error { return plots.WriteSweep(w, format, drawn) })
-	}
-	if err != nil {
-		return fail(stderr, "sweep", err)
-	}
-	if failed > 0 {
-		fmt.Fprintf(stderr, "simrun sweep: %d of %d points failed (error column); first: %s\n", failed, len(idx), firstErr)
-		return exitFailed
-	}
-	sf.writeRates(stderr)
-	return exitOK
 }
 
-const mergeSummary = `Join the outputs of a sharded sweep (simrun sweep --shard i/N, CSV or JSON) into exactly the bytes
+const mergeUsage = `Join the outputs of a sharded sweep (simrun sweep --shard i/N, CSV or JSON) into exactly the bytes
 a single unsharded run writes, on stdout. Every shard must come from the same sweep: the same
 sweep_id (a hash of every flag but --shard, --workers and --format, and of the chips and variants they load)
 and the same points count in every row, and the rows of one shard i/N (i, i+N, i+2N, ...) in each
@@ -147,22 +141,20 @@ a duplicated point, a truncated shard, a format mix or a missing point. Shards m
 
 usage: simrun merge SHARD...`
 
-func runMerge(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("merge", mergeSummary, stderr)
-	if code, ok := parse(fs, args); !ok {
-		return code
+func runMerge(c *call) func() int {
+	return func() int {
+		if len(c.args) == 0 {
+			return c.fail(errors.New("no shard files (usage: simrun merge SHARD...)"))
+		}
+		rows, err := study.Merge(c.args, c.stdout)
+		if err != nil {
+			return c.fail(err)
+		}
+		// as the unsharded sweep does: points that could not run fail the merge
+		if n, first := study.Failures(rows); n > 0 {
+			fmt.Fprintf(c.stderr, "simrun merge: %d of %d points failed (error column); first: %s\n", n, len(rows), first)
+			return exitFailed
+		}
+		return exitOK
 	}
-	if fs.NArg() == 0 {
-		return fail(stderr, "merge", errors.New("no shard files (usage: simrun merge SHARD...)"))
-	}
-	rows, err := study.Merge(fs.Args(), stdout)
-	if err != nil {
-		return fail(stderr, "merge", err)
-	}
-	// as the unsharded sweep does: points that could not run fail the merge
-	if n, first := study.Failures(rows); n > 0 {
-		fmt.Fprintf(stderr, "simrun merge: %d of %d points failed (error column); first: %s\n", n, len(rows), first)
-		return exitFailed
-	}
-	return exitOK
 }
