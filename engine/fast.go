@@ -16,8 +16,8 @@ import (
 // re-read whenever the mix changes. Early-exit threadgroups hold their slot for
 // their launch and their one routing read. Dispatch follows the hardware: linear
 // index order, round-robin over cores first, then one threadgroup per freed slot
-// (slots that k-loop ends on several cores free at one time are refilled
-// round-robin over those cores: runFast's refill).
+// (slots that k-loop ends on several cores free within one cycle are
+// refilled round-robin over those cores: runFast's refill).
 
 // slot phases
 const (
@@ -226,7 +226,8 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 		}
 	}
 	// update re-reads the mix of core ci at time t (its clock is current).
-	update := func(ci int, t float64) {
+	var update func(ci int, t float64)
+	update = func(ci int, t float64) {
 		c := &fc[ci]
 		accountMix(c, t)
 		if c.mix != nil {
@@ -256,6 +257,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 				stay = min(stay, sl.at-t)
 			}
 		}
+		measured := rm.fine != nil
 		r := v.result(rm, stay)
 		c.mix, c.comp, c.stay = r, rm, stay
 		rm.pending += stay
@@ -274,6 +276,15 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 		demand += c.demand
 		rescale(t)
 		schedule(ci, t)
+		if !measured && r == rm.fine {
+			// the cores on the coarse measurement go on at the fine one
+			for cj := range fc {
+				if o := &fc[cj]; cj != ci && o.comp == rm && o.mix == rm.coarse {
+					o.advance(t, scale, lat)
+					update(cj, t)
+				}
+			}
+		}
 	}
 	dispatch := func(ci, s int, t float64) {
 		c := &fc[ci]
@@ -303,10 +314,11 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 		}
 		evq.set(slotEvent(ci, s), sl.at)
 	}
-	// refill fills the idle slots of the cores whose k-loop ends freed them
-	// at time t, in rounds of one threadgroup per core (in core order) while
-	// the grid lasts. Cores whose identical threadgroups run in lock-step
-	// free their slots at one time here, where the detailed engine's cores,
+	// refill fills, at time t, the idle slots of the cores whose k-loop ends
+	// freed them within one cycle before, in rounds of one threadgroup per
+	// core (in core order) while the grid lasts. Cores whose identical
+	// threadgroups run in lock-step free their slots at one time here (their
+	// float times a rounding apart), where the detailed engine's cores,
 	// whose simdgroups interleave, free them one after another: the
 	// remaining threadgroups spread over the cores, as there, instead of
 	// filling the first cores' slots while the others idle. A modelling
@@ -314,6 +326,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 	// first free) is not documented (apple-gpu.md §8).
 	var got []int // refill's dispatches, for refilled
 	refill := func(batch []int, t float64) {
+		slices.Sort(batch) // in core order, however rounding ordered their ends
 		got = got[:0]
 		for more := true; more; {
 			more = false
@@ -337,8 +350,11 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 			refilled(t, got)
 		}
 	}
-	var freed []int     // cores whose k-loops ended at freedAt, not yet refilled
-	var freedAt float64 // when they ended
+	// the cores whose k-loops ended within a cycle of freedAt (the last at
+	// freedLast), not yet refilled: ends the dispatcher sees in one cycle
+	// are one batch, whatever rounding put between the cores' float times
+	var freed []int
+	var freedAt, freedLast float64
 	firstWave(cores, tgsPerCore, func(ci, s int) { dispatch(ci, s, 0) })
 	for evq.len() > 0 || len(freed) > 0 {
 		// the freed cores are refilled once no other core's k-loop end
@@ -347,10 +363,10 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 			sameTimeEnd := false
 			if evq.len() > 0 {
 				nid, nt := evq.peek()
-				sameTimeEnd = nt == freedAt && int(nid) < cores
+				sameTimeEnd = nt < freedAt+1 && int(nid) < cores
 			}
 			if !sameTimeEnd {
-				refill(freed, freedAt)
+				refill(freed, freedLast)
 				freed = freed[:0]
 				continue
 			}
@@ -384,7 +400,10 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 			update(ci, t)
 			// other cores' k-loop ends at the same time free their slots
 			// before any is refilled (the loop's head refills them)
-			freed, freedAt = append(freed, ci), t
+			if len(freed) == 0 {
+				freedAt = t
+			}
+			freed, freedLast = append(freed, ci), t
 			continue
 		}
 		sl := &c.slots[slotIdx]

@@ -509,8 +509,10 @@ type cacheView struct {
 // spent in it, summed over cores) plus the expected stays of the cores in it
 // now, its own included, reaches refineAfter times the core cycles the fine
 // measurement simulates (estimated from the coarse periods); then it reads the
-// fine one. So the effort spent measuring a composition follows how much
-// the run needs it: the many short-lived compositions (a slot between two
+// fine one. Once the fine one exists every core reads it, and the cores on
+// the coarse one go on at it (runFast's update): the cores in one
+// composition never run at two rates. So the effort spent measuring a
+// composition follows how much the run needs it: the many short-lived compositions (a slot between two
 // tiles, early exits) are measured briefly, the few that carry the run
 // precisely. Both measurements are functions of the composition alone, and
 // the switch depends on this run alone, so the result does not depend on
@@ -601,10 +603,11 @@ func (v *cacheView) comp(ids []int) *runMix {
 }
 
 // result returns the measurement a core entering a composition reads, given
-// how long it expects to stay (the run's past use of the composition, the
-// expected stays of the other cores in it now, and its own decide it).
+// how long it expects to stay: the fine one if it exists, else the run's past
+// use of the composition, the expected stays of the other cores in it now,
+// and its own decide.
 func (v *cacheView) result(rm *runMix, stay float64) *mixResult {
-	if rm.use+rm.pending+stay < rm.span {
+	if rm.fine == nil && rm.use+rm.pending+stay < rm.span {
 		return rm.coarse
 	}
 	if rm.fine == nil && rm.corners != nil {
