@@ -12,6 +12,8 @@ import (
 	"slices"
 	"testing"
 	"unsafe"
+
+	"github.com/metalsim/metalsim/fileio"
 )
 
 // TestGatherTableCurrent recomputes gather_gen.go from the decoders: for every
@@ -245,16 +247,9 @@ func TestGatherTableCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *updateGather {
-		if err := os.WriteFile(gatherFile, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(gatherFile)
-	if err != nil {
+	if ok, err := fileio.Current(gatherFile, want, *updateGather); err != nil {
 		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
+	} else if !ok {
 		t.Fatalf("%s differs from the recomputation (run go test ./dequant -run TestGatherTableCurrent -update-gather):\n%s", gatherFile, want)
 	}
 }

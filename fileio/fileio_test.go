@@ -237,3 +237,27 @@ func FuzzParseSize(f *testing.F) {
 		}
 	})
 }
+
+// TestCurrent: a file is current only when it holds exactly the bytes (a
+// prefix, a longer file or another byte is not); regenerating makes it so;
+// a missing file is an error.
+func TestCurrent(t *testing.T) {
+	p := writeTemp(t, "gen.txt", "abc")
+	for _, tc := range []struct {
+		want string
+		ok   bool
+	}{{"abc", true}, {"ab", false}, {"abcd", false}, {"abd", false}, {"", false}} {
+		if ok, err := Current(p, []byte(tc.want), false); err != nil || ok != tc.ok {
+			t.Errorf("Current(%q) on %q = %v, %v; want %v", tc.want, "abc", ok, err, tc.ok)
+		}
+	}
+	if ok, err := Current(p, []byte("xyz"), true); err != nil || !ok {
+		t.Fatalf("regenerated: %v, %v", ok, err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "xyz" {
+		t.Errorf("after regenerating the file holds %q", b)
+	}
+	if _, err := Current(filepath.Join(t.TempDir(), "none"), nil, false); err == nil {
+		t.Error("a missing file is current")
+	}
+}

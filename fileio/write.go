@@ -90,3 +90,25 @@ func Write(path string, write func(io.Writer) error) (err error) {
 	}
 	return unwrapPath(os.Rename(tmp.Name(), target))
 }
+
+// Current keeps a file that code generates current: with regenerate it
+// first writes want to path (WriteFile); it reports whether path holds
+// exactly want, reading at most one byte more than want of it. A test
+// compares a committed generated file with what its generator renders now.
+func Current(path string, want []byte, regenerate bool) (bool, error) {
+	if regenerate {
+		if err := WriteFile(path, want); err != nil {
+			return false, err
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	got, err := io.ReadAll(io.LimitReader(f, int64(len(want))+1))
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	return string(got) == string(want), nil
+}

@@ -13,6 +13,7 @@ import (
 	gguf "github.com/gpustack/gguf-parser-go"
 
 	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/fileio"
 )
 
 var update = flag.Bool("update", false, "rewrite models/testdata/tiny-moe.gguf from the generator")
@@ -160,16 +161,9 @@ const fixture = "testdata/tiny-moe.gguf"
 func TestFixture(t *testing.T) {
 	for file, want := range map[string][]byte{fixture: tinyMoE(), "testdata/tiny-moe-q4k.gguf": tinyMoEK(), "testdata/tiny-moe-tq1.gguf": tinyMoETQ1(),
 		"testdata/tiny-qwen3moe-model.gguf": tinyModelTyped("qwen3moe", 2, 4, 2, nil)} {
-		if *update {
-			if err := os.WriteFile(file, want, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		got, err := os.ReadFile(file)
-		if err != nil {
+		if ok, err := fileio.Current(file, want, *update); err != nil {
 			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want) {
+		} else if !ok {
 			t.Fatalf("%s differs from the generator (run with -update)", file)
 		}
 	}
