@@ -149,11 +149,7 @@ func denseJobs(p tile.DenseProblem, kern tile.MetalKernel, k tile.Kernel) ([]tgJ
 		}
 		return jobs, nil
 	}
-	v, err := tile.DenseVecKernel(p, kern)
-	if err != nil {
-		return nil, err
-	}
-	b, err := tile.NewVecBuilder(v, p.TypeA, p.HalfB, p.K)
+	b, err := tile.NewDenseVecBuilder(p, kern)
 	if err != nil {
 		return nil, err
 	}

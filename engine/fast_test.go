@@ -100,11 +100,7 @@ func TestRefillRoundRobin(t *testing.T) {
 // the threadgroups a core holds.
 func vecGrid(t *testing.T, chip *chips.Chip, p tile.DenseProblem, k tile.MetalKernel) (run func() fastResult, tgs, tgsPerCore int) {
 	t.Helper()
-	v, err := tile.DenseVecKernel(p, k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vb, err := tile.NewVecBuilder(v, p.TypeA, false, p.K)
+	vb, err := tile.NewDenseVecBuilder(p, k)
 	if err != nil {
 		t.Fatal(err)
 	}

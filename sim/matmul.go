@@ -43,6 +43,16 @@ func (s *Simulator) vecBuilder(v tile.VecKernel, typeA dequant.Type, halfB bool,
 	return memo(&s.mu, s.vecs, vecKey{v, typeA, halfB, k}, func() (*tile.VecBuilder, error) { return tile.NewVecBuilder(v, typeA, halfB, k) })
 }
 
+// denseVecBuilder returns the (shared) builder of the mat-vec kernel kern
+// for a dense problem.
+func (s *Simulator) denseVecBuilder(p tile.DenseProblem, kern tile.MetalKernel) (*tile.VecBuilder, error) {
+	v, err := tile.DenseVecKernel(p, kern)
+	if err != nil {
+		return nil, err
+	}
+	return s.vecBuilder(v, p.TypeA, p.HalfB, p.K)
+}
+
 // mmBuilder returns the (shared) builder of the dense kernel_mul_mm with
 // kernel k's variant and path.
 func (s *Simulator) mmBuilder(p tile.DenseProblem, k tile.Kernel) (*tile.MMBuilder, error) {
@@ -130,11 +140,7 @@ func (s *Simulator) DenseGrid(p tile.DenseProblem, kern tile.MetalKernel, k tile
 			},
 		}, nil
 	}
-	v, err := tile.DenseVecKernel(p, kern)
-	if err != nil {
-		return nil, err
-	}
-	vb, err := s.vecBuilder(v, p.TypeA, p.HalfB, p.K)
+	vb, err := s.denseVecBuilder(p, kern)
 	if err != nil {
 		return nil, err
 	}

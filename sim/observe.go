@@ -97,15 +97,11 @@ func (s *Simulator) ObserveWorkload(w tile.Workload, k tile.Kernel, forced tile.
 			tiles, run.Kernel = b.Tiles(), b.Kernel
 			nr0, nr1 = b.TileShape()
 		} else {
-			v, err := tile.DenseVecKernel(p, kern)
+			b, err := s.denseVecBuilder(p, kern)
 			if err != nil {
 				return nil, kern, err
 			}
-			b, err := s.vecBuilder(v, p.TypeA, p.HalfB, p.K)
-			if err != nil {
-				return nil, kern, err
-			}
-			tiles, nr0, nr1 = b.Tiles(p.M, p.N), v.RowsPerTG(), v.Tokens
+			tiles, nr0, nr1 = b.Tiles(p.M, p.N), b.Kernel.RowsPerTG(), b.Kernel.Tokens
 		}
 		run.Tile = func(id int) (int, int, int, tile.Context) { // z: the plane's weight matrix
 			t := tiles[id%len(tiles)]

@@ -361,6 +361,17 @@ func DenseVecKernel(p DenseProblem, kern MetalKernel) (VecKernel, error) {
 	return v, err
 }
 
+// NewDenseVecBuilder returns the builder of the mat-vec kernel kern (mul_mv
+// or mul_mv_ext) for a dense problem: DenseVecKernel's geometry, validated
+// for the operand types and K by NewVecBuilder.
+func NewDenseVecBuilder(p DenseProblem, kern MetalKernel) (*VecBuilder, error) {
+	v, err := DenseVecKernel(p, kern)
+	if err != nil {
+		return nil, err
+	}
+	return NewVecBuilder(v, p.TypeA, p.HalfB, p.K)
+}
+
 // DenseTile is one threadgroup of a dense or mat-vec dispatch with the weight
 // rows and tokens it works on.
 type DenseTile struct {
