@@ -403,7 +403,10 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 			if len(freed) == 0 {
 				freedAt = t
 			}
-			freed, freedLast = append(freed, ci), t
+			if !slices.Contains(freed, ci) { // a core's second end within the cycle
+				freed = append(freed, ci)
+			}
+			freedLast = t
 			continue
 		}
 		sl := &c.slots[slotIdx]
