@@ -52,7 +52,7 @@ func TestCompositionOrder(t *testing.T) {
 }
 
 // TestRefillRoundRobin: on a grid of identical threadgroups in lock-step,
-// the slots that k-loop ends free at one time are refilled as one batch,
+// the slots that k-loop ends free within a cycle are refilled as one batch,
 // whatever slot events fall at that time too, in rounds of one threadgroup
 // per core: each round's cores ascend and are among the previous round's.
 func TestRefillRoundRobin(t *testing.T) {
