@@ -139,27 +139,28 @@ func decodeF32(b []byte, il int, out *[16]float32) {
 
 // decodeF16 is dequantize_f16 (L101–104): the half4x4 read as 2 16-byte loads.
 func decodeF16(b []byte, il int, out *[16]float32) {
-	decode2ByteFloats(F16, b, il, out, Float32FromHalf)
+	if il != 0 {
+		panic(badChunk(F16, il))
+	}
+	b = b[:32:32]
+	w0, w1 := devU128(b, 0), devU128(b, 16)
+	for i := 0; i < 8; i++ {
+		out[i] = Float32FromHalf(binary.LittleEndian.Uint16(w0[2*i:]))
+		out[8+i] = Float32FromHalf(binary.LittleEndian.Uint16(w1[2*i:]))
+	}
 }
 
 // decodeBF16 is dequantize_bf16 (L112–115): the bfloat4x4 read as 2 16-byte
 // loads, no arithmetic (the bf16 kernels stage the values as bfloat, unchanged).
 func decodeBF16(b []byte, il int, out *[16]float32) {
-	decode2ByteFloats(BF16, b, il, out, Float32FromBF16)
-}
-
-// decode2ByteFloats reads the one chunk of a type of 2-byte floats (a
-// half4x4 or a bfloat4x4: 16 values, 2 16-byte loads) and widens each value
-// with widen.
-func decode2ByteFloats(t Type, b []byte, il int, out *[16]float32, widen func(uint16) float32) {
 	if il != 0 {
-		panic(badChunk(t, il))
+		panic(badChunk(BF16, il))
 	}
 	b = b[:32:32]
 	w0, w1 := devU128(b, 0), devU128(b, 16)
 	for i := 0; i < 8; i++ {
-		out[i] = widen(binary.LittleEndian.Uint16(w0[2*i:]))
-		out[8+i] = widen(binary.LittleEndian.Uint16(w1[2*i:]))
+		out[i] = Float32FromBF16(binary.LittleEndian.Uint16(w0[2*i:]))
+		out[8+i] = Float32FromBF16(binary.LittleEndian.Uint16(w1[2*i:]))
 	}
 }
 
