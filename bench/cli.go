@@ -73,11 +73,9 @@ func (b *Bench) RunAll(batches, ubatches, flashAttn []int, tests []Test) (*Repor
 // ReadRows reads a llama-bench results file (fileio.ReadFile: a regular
 // file or -, under the measurement-file cap).
 func ReadRows(file string) ([]Row, error) {
-	data, err := fileio.ReadFile(file, fileio.Measurements)
-	if err != nil {
-		return nil, err
-	}
-	return ParseRows(bytes.NewReader(data), file)
+	return fileio.Load(file, fileio.Measurements, func(data []byte, file string) ([]Row, error) {
+		return ParseRows(bytes.NewReader(data), file)
+	})
 }
 
 // Calibrate reads a llama-bench results file and writes, with fit, the

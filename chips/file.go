@@ -151,11 +151,7 @@ func Lookup(name string) (*Chip, error) {
 // LoadFile reads a user's chip file (fileio.ReadFile: a regular file or -,
 // under the chip-file cap); calibration_from may name an embedded chip.
 func LoadFile(file string) (*Chip, error) {
-	data, err := fileio.ReadFile(file, fileio.ChipFile)
-	if err != nil {
-		return nil, err
-	}
-	c, err := Parse(data, file)
+	c, err := fileio.Load(file, fileio.ChipFile, Parse)
 	if err != nil {
 		return nil, err
 	}

@@ -219,6 +219,18 @@ func unwrapPath(err error) error {
 	return err
 }
 
+// Load reads an input file of kind k with ReadFile and returns what parse
+// makes of its bytes; parse is given the path too, to name the file in its
+// errors.
+func Load[T any](path string, k Kind, parse func(data []byte, path string) (T, error)) (T, error) {
+	data, err := ReadFile(path, k)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return parse(data, path)
+}
+
 // readStdin reads standard input, which must not be a terminal (a read would
 // wait for typing).
 func readStdin(k Kind, limit int64) ([]byte, error) {

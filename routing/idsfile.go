@@ -53,11 +53,9 @@ func IDsFormat(file string, data []byte) string {
 
 // ReadIDsFile reads and checks an ids file (see ParseIDs).
 func ReadIDsFile(file string, used, experts int) (*IDsFile, error) {
-	data, err := fileio.ReadFile(file, fileio.RoutingIDs)
-	if err != nil {
-		return nil, err
-	}
-	return ParseIDs(file, data, used, experts)
+	return fileio.Load(file, fileio.RoutingIDs, func(data []byte, file string) (*IDsFile, error) {
+		return ParseIDs(file, data, used, experts)
+	})
 }
 
 // ParseIDs parses an ids file (raw int32 or CSV, see IDsFormat) of used experts

@@ -28,11 +28,7 @@ import (
 func Merge(files []string, w io.Writer) ([]*Row, error) {
 	var all []*shardFile
 	for _, f := range files {
-		data, err := fileio.ReadFile(f, fileio.SweepOutput)
-		if err != nil {
-			return nil, err
-		}
-		sf, err := readSweepFile(f, data)
+		sf, err := fileio.Load(f, fileio.SweepOutput, func(data []byte, f string) (*shardFile, error) { return readSweepFile(f, data) })
 		if err != nil {
 			return nil, err
 		}
