@@ -167,9 +167,9 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 	}
 	// event ids (eventQueue resolves equal times by id): core ci's k-loop
 	// end is ci, its slot s cores + ci*tgsPerCore + s, so every k-loop end at
-	// one time comes before any slot event at that time (refill takes the
-	// cores they free as one batch), in core order, and slots in (core,
-	// slot) order
+	// one time comes before any slot event at that time, in core order, and
+	// slots in (core, slot) order; refill takes the cores that k-loop ends
+	// within one cycle free as one batch
 	evq := newEventQueue(cores * (tgsPerCore + 1))
 	coreEvent := func(ci int) int32 { return int32(ci) }
 	slotEvent := func(ci, s int) int32 { return int32(cores + ci*tgsPerCore + s) }
@@ -257,8 +257,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 				stay = min(stay, sl.at-t)
 			}
 		}
-		measured := rm.fine != nil
-		r := v.result(rm, stay)
+		r, made := v.result(rm, stay)
 		c.mix, c.comp, c.stay = r, rm, stay
 		rm.pending += stay
 		for s := range c.slots {
@@ -276,7 +275,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 		demand += c.demand
 		rescale(t)
 		schedule(ci, t)
-		if !measured && r == rm.fine {
+		if made {
 			// the cores on the coarse measurement go on at the fine one
 			for cj := range fc {
 				if o := &fc[cj]; cj != ci && o.comp == rm && o.mix == rm.coarse {
@@ -326,7 +325,9 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 	// first free) is not documented (apple-gpu.md §8).
 	var got []int // refill's dispatches, for refilled
 	refill := func(batch []int, t float64) {
-		slices.Sort(batch) // in core order, however rounding ordered their ends
+		// in core order, each core once, however rounding ordered their ends
+		slices.Sort(batch)
+		batch = slices.Compact(batch)
 		got = got[:0]
 		for more := true; more; {
 			more = false
@@ -350,28 +351,30 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 			refilled(t, got)
 		}
 	}
-	// the cores whose k-loops ended within a cycle of freedAt (the last at
-	// freedLast), not yet refilled: ends the dispatcher sees in one cycle
-	// are one batch, whatever rounding put between the cores' float times
+	// the cores whose k-loops ended within a cycle of freedAt, not yet
+	// refilled: ends the dispatcher sees in one cycle are one batch, refilled
+	// at the last event's time, whatever rounding put between the cores'
+	// float times
 	var freed []int
-	var freedAt, freedLast float64
+	var freedAt, now float64 // now: the last event's time, no core's clock past it
 	firstWave(cores, tgsPerCore, func(ci, s int) { dispatch(ci, s, 0) })
 	for evq.len() > 0 || len(freed) > 0 {
 		// the freed cores are refilled once no other core's k-loop end
-		// at the same time is pending, before any later event
+		// within the cycle is pending, before any later event
 		if len(freed) > 0 {
-			sameTimeEnd := false
+			endInCycle := false
 			if evq.len() > 0 {
 				nid, nt := evq.peek()
-				sameTimeEnd = nt < freedAt+1 && int(nid) < cores
+				endInCycle = nt < freedAt+1 && int(nid) < cores
 			}
-			if !sameTimeEnd {
-				refill(freed, freedLast)
+			if !endInCycle {
+				refill(freed, now)
 				freed = freed[:0]
 				continue
 			}
 		}
 		id, t := evq.pop()
+		now = t
 
 		ci, slotIdx := int(id), -1
 		if ci >= cores {
@@ -398,15 +401,12 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 			res.busy[ci] = t
 			res.cycles = max(res.cycles, t)
 			update(ci, t)
-			// other cores' k-loop ends at the same time free their slots
+			// other cores' k-loop ends within the cycle free their slots
 			// before any is refilled (the loop's head refills them)
 			if len(freed) == 0 {
 				freedAt = t
 			}
-			if !slices.Contains(freed, ci) { // a core's second end within the cycle
-				freed = append(freed, ci)
-			}
-			freedLast = t
+			freed = append(freed, ci)
 			continue
 		}
 		sl := &c.slots[slotIdx]

@@ -512,9 +512,9 @@ type cacheView struct {
 // fine one. Once the fine one exists every core reads it, and the cores on
 // the coarse one go on at it (runFast's update): the cores in one
 // composition never run at two rates. So the effort spent measuring a
-// composition follows how much the run needs it: the many short-lived compositions (a slot between two
-// tiles, early exits) are measured briefly, the few that carry the run
-// precisely. Both measurements are functions of the composition alone, and
+// composition follows how much the run needs it: the many short-lived
+// compositions (a slot between two tiles, early exits) are measured
+// briefly, the few that carry the run precisely. Both measurements are functions of the composition alone, and
 // the switch depends on this run alone, so the result does not depend on
 // what else the Simulator ran.
 type runMix struct {
@@ -605,20 +605,21 @@ func (v *cacheView) comp(ids []int) *runMix {
 // result returns the measurement a core entering a composition reads, given
 // how long it expects to stay: the fine one if it exists, else the run's past
 // use of the composition, the expected stays of the other cores in it now,
-// and its own decide.
-func (v *cacheView) result(rm *runMix, stay float64) *mixResult {
-	if rm.fine == nil && rm.use+rm.pending+stay < rm.span {
-		return rm.coarse
-	}
-	if rm.fine == nil && rm.corners != nil {
+// and its own decide; made reports that this call made the fine one.
+func (v *cacheView) result(rm *runMix, stay float64) (r *mixResult, made bool) {
+	switch {
+	case rm.fine != nil:
+		return rm.fine, false
+	case rm.use+rm.pending+stay < rm.span:
+		return rm.coarse, false
+	case rm.corners != nil:
 		rm.fine = v.latticeMix(rm.corners, rm.ids[0], rm.ids[len(rm.ids)-1], fine)
-	}
-	if rm.fine == nil {
+	default:
 		var n int64
 		rm.fine, n = v.cc.mix(rm.key, rm.ids, fine)
 		v.instr += n
 	}
-	return rm.fine
+	return rm.fine, true
 }
 
 func appendMixKey(b []byte, ids []int) []byte {
