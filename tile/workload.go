@@ -27,12 +27,7 @@ const (
 var kernelNames = [numKernels]string{"auto", "mul_mv", "mul_mv_ext", "mul_mm", "mul_mv_id", "mul_mm_id"}
 
 // String returns the kernel's short name ("mul_mm_id", ...; "auto").
-func (k MetalKernel) String() string {
-	if k >= numKernels {
-		return fmt.Sprintf("MetalKernel(%d)", uint8(k))
-	}
-	return kernelNames[k]
-}
+func (k MetalKernel) String() string { return enumName(kernelNames[:], "MetalKernel", int(k)) }
 
 // ParseMetalKernel maps a short name (or "auto") to a kernel.
 func ParseMetalKernel(s string) (MetalKernel, error) {
