@@ -73,7 +73,7 @@ func (b *Bench) RunAll(batches, ubatches, flashAttn []int, tests []Test) (*Repor
 // ReadRows reads a llama-bench results file (fileio.ReadFile: a regular
 // file or -, under the measurement-file cap).
 func ReadRows(file string) ([]Row, error) {
-	return fileio.Load(file, fileio.Measurements, func(data []byte, file string) ([]Row, error) {
+	return fileio.Load(file, fileio.Measurements, func(data []byte) ([]Row, error) {
 		return ParseRows(bytes.NewReader(data), file)
 	})
 }

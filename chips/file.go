@@ -151,7 +151,7 @@ func Lookup(name string) (*Chip, error) {
 // LoadFile reads a user's chip file (fileio.ReadFile: a regular file or -,
 // under the chip-file cap); calibration_from may name an embedded chip.
 func LoadFile(file string) (*Chip, error) {
-	c, err := fileio.Load(file, fileio.ChipFile, Parse)
+	c, err := fileio.Load(file, fileio.ChipFile, func(data []byte) (*Chip, error) { return Parse(data, file) })
 	if err != nil {
 		return nil, err
 	}

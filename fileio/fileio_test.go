@@ -262,16 +262,16 @@ func TestCurrent(t *testing.T) {
 	}
 }
 
-// TestLoad: Load hands parse the file's bytes and its path, and returns
-// ReadFile's error without calling parse.
+// TestLoad: Load hands parse the file's bytes, and returns ReadFile's error
+// without calling parse.
 func TestLoad(t *testing.T) {
 	p := writeTemp(t, "in.txt", "abc")
-	got, err := Load(p, Measurements, func(b []byte, path string) (string, error) { return path + ":" + string(b), nil })
-	if err != nil || got != p+":abc" {
+	got, err := Load(p, Measurements, func(b []byte) (string, error) { return string(b) + "!", nil })
+	if err != nil || got != "abc!" {
 		t.Errorf("Load = %q, %v", got, err)
 	}
 	called := false
-	if _, err := Load(filepath.Join(t.TempDir(), "none"), Measurements, func([]byte, string) (int, error) { called = true; return 0, nil }); err == nil || called {
+	if _, err := Load(filepath.Join(t.TempDir(), "none"), Measurements, func([]byte) (int, error) { called = true; return 0, nil }); err == nil || called {
 		t.Errorf("a missing file: %v, parse called %v", err, called)
 	}
 }

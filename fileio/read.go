@@ -220,15 +220,14 @@ func unwrapPath(err error) error {
 }
 
 // Load reads an input file of kind k with ReadFile and returns what parse
-// makes of its bytes; parse is given the path too, to name the file in its
-// errors.
-func Load[T any](path string, k Kind, parse func(data []byte, path string) (T, error)) (T, error) {
+// makes of its bytes.
+func Load[T any](path string, k Kind, parse func(data []byte) (T, error)) (T, error) {
 	data, err := ReadFile(path, k)
 	if err != nil {
 		var zero T
 		return zero, err
 	}
-	return parse(data, path)
+	return parse(data)
 }
 
 // readStdin reads standard input, which must not be a terminal (a read would

@@ -103,7 +103,7 @@ func Current(path string, want []byte, regenerate bool) (bool, error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("%s: %w", path, unwrapPath(err))
 	}
 	defer f.Close()
 	got, err := io.ReadAll(io.LimitReader(f, int64(len(want))+1))

@@ -1,7 +1,6 @@
 package golden
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"flag"
@@ -13,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/metalsim/metalsim/dequant"
+	"github.com/metalsim/metalsim/fileio"
 )
 
 var update = flag.Bool("update", false, "rewrite the constructed fixture testdata/good/mulmatid")
@@ -194,10 +194,10 @@ func TestMulMatIDFixture(t *testing.T) {
 		if err := os.MkdirAll(mulmatidFixture, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		for name, b := range files {
-			if err := os.WriteFile(filepath.Join(mulmatidFixture, name), b, 0o644); err != nil {
-				t.Fatal(err)
-			}
+	}
+	for name, want := range files {
+		if ok, err := fileio.Current(filepath.Join(mulmatidFixture, name), want, *update); err != nil || !ok {
+			t.Errorf("%s/%s differs from the builder's output (run with -update): %v", mulmatidFixture, name, err)
 		}
 	}
 	entries, err := os.ReadDir(mulmatidFixture)
@@ -206,11 +206,5 @@ func TestMulMatIDFixture(t *testing.T) {
 	}
 	if len(entries) != len(files) {
 		t.Errorf("%s has %d files, the builder makes %d (run with -update)", mulmatidFixture, len(entries), len(files))
-	}
-	for name, want := range files {
-		got, err := os.ReadFile(filepath.Join(mulmatidFixture, name))
-		if err != nil || !bytes.Equal(got, want) {
-			t.Errorf("%s/%s differs from the builder's output (run with -update): %v", mulmatidFixture, name, err)
-		}
 	}
 }

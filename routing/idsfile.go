@@ -53,7 +53,7 @@ func IDsFormat(file string, data []byte) string {
 
 // ReadIDsFile reads and checks an ids file (see ParseIDs).
 func ReadIDsFile(file string, used, experts int) (*IDsFile, error) {
-	return fileio.Load(file, fileio.RoutingIDs, func(data []byte, file string) (*IDsFile, error) {
+	return fileio.Load(file, fileio.RoutingIDs, func(data []byte) (*IDsFile, error) {
 		return ParseIDs(file, data, used, experts)
 	})
 }

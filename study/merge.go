@@ -28,7 +28,7 @@ import (
 func Merge(files []string, w io.Writer) ([]*Row, error) {
 	var all []*shardFile
 	for _, f := range files {
-		sf, err := fileio.Load(f, fileio.SweepOutput, func(data []byte, f string) (*shardFile, error) { return readSweepFile(f, data) })
+		sf, err := fileio.Load(f, fileio.SweepOutput, func(data []byte) (*shardFile, error) { return readSweepFile(f, data) })
 		if err != nil {
 			return nil, err
 		}
