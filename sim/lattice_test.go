@@ -14,13 +14,11 @@ import (
 // at n = 8: 16 waves on the M5, 26 on the M1 Pro) interpolates its one- and
 // two-class core mixes on the composition lattice. Against measuring every
 // composition (Grid.ExactMixes) it simulates under 0.4 of the instructions on
-// the M1 Pro (0.38 today, 2026-12-02) and under a quarter on the M5 (0.22),
-// whose 38-slot core reads its two-class compositions on the wide lattice.
-// (The fractions were 0.32 and 0.18 while the first core to enter a
-// composition could run its whole stay on the coarse measurement; since the
-// cores of a composition read one measurement, cores that move in step give
-// more compositions the stays that call for a fine one: the M5's run makes 7
-// fine measurements instead of 5.) Its time is within 1 %: over 780 mul_mv_id rows (every
+// the M1 Pro and under a quarter on the M5, whose 38-slot core reads its
+// two-class compositions on the wide lattice (cores that move in step, all
+// on one measurement of a composition, give many compositions the stays that
+// call for a fine measurement, which the lattice reads from its corners).
+// Its time is within 1 %: over 780 mul_mv_id rows (every
 // chip, two shapes, n = 2..31, 2 draws; docs/model.md §3) the two-class
 // lattice moved none by more than 0.79 %, the one-class lattice on top of it
 // none by more than 0.62 % and the wide lattice none by more than 0.7 %,
