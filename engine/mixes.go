@@ -514,9 +514,9 @@ type cacheView struct {
 // composition never run at two rates. So the effort spent measuring a
 // composition follows how much the run needs it: the many short-lived
 // compositions (a slot between two tiles, early exits) are measured
-// briefly, the few that carry the run precisely. Both measurements are functions of the composition alone, and
-// the switch depends on this run alone, so the result does not depend on
-// what else the Simulator ran.
+// briefly, the few that carry the run precisely. Both measurements are
+// functions of the composition alone, and the switch depends on this run
+// alone, so the result does not depend on what else the Simulator ran.
 type runMix struct {
 	key          []byte
 	ids          []int
