@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/metalsim/metalsim/engine/eventq"
 	"math"
 )
 
@@ -71,9 +72,9 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, lis Listener,
 	// share nothing that moves another core's queue: a DRAM transfer's
 	// completion is fixed when it is issued), so each core's key is computed
 	// once per turn
-	q := newEventQueue(cores)
+	q := eventq.New(cores)
 	for ci, core := range cs {
-		q.set(int32(ci), timeOf(core.nextTime()))
+		q.Set(int32(ci), timeOf(core.nextTime()))
 	}
 	res := detailedResult{busy: make([]float64, cores)}
 	// a core whose threadgroup finished after its turn (it ran ahead) waits
@@ -81,7 +82,7 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, lis Listener,
 	// in the order of their finishes
 	waiting := make([]bool, cores)
 	for {
-		id, key := q.peek()
+		id, key := q.Peek()
 		ci := int(id)
 		core := cs[ci]
 		if math.IsInf(key, 1) {
@@ -92,7 +93,7 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, lis Listener,
 		// ordered: no other core's queue moves meanwhile, so this is the
 		// global order without a queue step per event.
 		rt, rc := int64(math.MaxInt64), cores
-		if rid, rkey, ok := q.runnerUp(); ok {
+		if rid, rkey, ok := q.RunnerUp(); ok {
 			rt, rc = cyclesOf(rkey), int(rid)
 		}
 		stop := false
@@ -132,7 +133,7 @@ func runDetailed(m *model, src *gridSource, cores, tgsPerCore int, lis Listener,
 		if waiting[ci] {
 			next = core.q.now // the finish's turn
 		}
-		q.set(id, timeOf(next))
+		q.Set(id, timeOf(next))
 	}
 	for ci, core := range cs {
 		res.cycles = math.Max(res.cycles, res.busy[ci])

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/metalsim/metalsim/engine/eventq"
 	"math"
 	"slices"
 )
@@ -165,12 +166,12 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 		fc[i].slots = make([]slot, tgsPerCore)
 		fc[i].first = math.Inf(1)
 	}
-	// event ids (eventQueue resolves equal times by id): core ci's k-loop
+	// event ids (eventq.Queue resolves equal times by id): core ci's k-loop
 	// end is ci, its slot s cores + ci*tgsPerCore + s, so every k-loop end at
 	// one time comes before any slot event at that time, in core order, and
 	// slots in (core, slot) order; refill takes the cores that k-loop ends
 	// within one cycle free as one batch
-	evq := newEventQueue(cores * (tgsPerCore + 1))
+	evq := eventq.New(cores * (tgsPerCore + 1))
 	coreEvent := func(ci int) int32 { return int32(ci) }
 	slotEvent := func(ci, s int) int32 { return int32(cores + ci*tgsPerCore + s) }
 	queue := dispatchQueue{n: src.len()}
@@ -201,10 +202,10 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 		c := &fc[ci]
 		first := c.first
 		if math.IsInf(first, 1) {
-			evq.remove(coreEvent(ci))
+			evq.Remove(coreEvent(ci))
 			return
 		}
-		evq.set(coreEvent(ci), c.doneAt(t, max(0, first-c.w), scale))
+		evq.Set(coreEvent(ci), c.doneAt(t, max(0, first-c.w), scale))
 	}
 	// rescale recomputes the DRAM scale; when it changes every core's clock is
 	// brought to t under the old scale and its next end re-timed.
@@ -311,7 +312,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 		if info.prog.Exit {
 			sl.phase = phExit
 		}
-		evq.set(slotEvent(ci, s), sl.at)
+		evq.Set(slotEvent(ci, s), sl.at)
 	}
 	// refill fills, at time t, the idle slots of the cores whose k-loop ends
 	// freed them within one cycle before, in rounds of one threadgroup per
@@ -358,13 +359,13 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 	var freed []int
 	var freedAt, now float64 // now: the last event's time, no core's clock past it
 	firstWave(cores, tgsPerCore, func(ci, s int) { dispatch(ci, s, 0) })
-	for evq.len() > 0 || len(freed) > 0 {
+	for evq.Len() > 0 || len(freed) > 0 {
 		// the freed cores are refilled once no other core's k-loop end
 		// within the cycle is pending, before any later event
 		if len(freed) > 0 {
 			endInCycle := false
-			if evq.len() > 0 {
-				nid, nt := evq.peek()
+			if evq.Len() > 0 {
+				nid, nt := evq.Peek()
 				endInCycle = nt < freedAt+1 && int(nid) < cores
 			}
 			if !endInCycle {
@@ -373,7 +374,7 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 				continue
 			}
 		}
-		id, t := evq.pop()
+		id, t := evq.Pop()
 		now = t
 
 		ci, slotIdx := int(id), -1
