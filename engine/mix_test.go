@@ -2,6 +2,7 @@ package engine
 
 import (
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/metalsim/metalsim/isa"
@@ -42,6 +43,56 @@ func TestFineGoesOnFromCoarse(t *testing.T) {
 		fresh.instr, cont.instr = 0, 0
 		if !reflect.DeepEqual(fresh, cont) {
 			t.Errorf("%s: continued fine measurement differs from a fresh one:\nfresh     %+v\ncontinued %+v", tc.chip, *fresh, *cont)
+		}
+	}
+}
+
+// TestConcurrentFinePatterns: a fine measurement's start patterns may be run
+// by any run waiting for the mix; the result must be the one a run measuring
+// alone gets, whether a helper ran every pattern but the first before the
+// measuring run started or several runs asked for the mix at once.
+func TestConcurrentFinePatterns(t *testing.T) {
+	for _, tc := range calibratedPaths {
+		chip, b, steps := headlineBuilder(t, tc.chip, tile.HalfTile(), tc.path)
+		k := b.Kernel
+		full := b.Program(tile.Context{Rows: k.NR0, Tokens: k.NR1, Steps: steps})
+		half := b.Program(tile.Context{Rows: k.NR0, Tokens: k.NR1H, Steps: steps})
+		m := newModel(chip, true)
+		setup := func() (*coreCache, []int) {
+			cc := newCoreCache(m, 6)
+			a, _ := cc.class(full, false, newProgMem(full, 4), full, newProgMem(full, 4))
+			h, _ := cc.class(half, true, newProgMem(half, 4), half, newProgMem(half, 4))
+			return cc, []int{a, a, h, h}
+		}
+		cc, ids := setup()
+		alone, _ := cc.measureFine(newPatternWork(ids, cc.info), nil)
+
+		cc, ids = setup()
+		w := newPatternWork(ids, cc.info)
+		w.help(cc) // patterns 1.. before the measuring run takes any
+		helped, _ := cc.measureFine(w, nil)
+		if !reflect.DeepEqual(alone, helped) {
+			t.Errorf("%s: helped fine measurement differs from one measured alone:\nalone  %+v\nhelped %+v", tc.chip, *alone, *helped)
+		}
+
+		cc, ids = setup()
+		key := appendMixKey(nil, ids)
+		res := make([]*mixResult, 4)
+		instr := make([]int64, len(res))
+		var wg sync.WaitGroup
+		for i := range res {
+			wg.Go(func() { res[i], instr[i] = cc.mix(key, ids, fine) })
+		}
+		wg.Wait()
+		total := int64(0)
+		for i, r := range res {
+			total += instr[i]
+			if !reflect.DeepEqual(alone, r) {
+				t.Errorf("%s: run %d of concurrent ones got %+v, one measuring alone %+v", tc.chip, i, *r, *alone)
+			}
+		}
+		if total != alone.instr {
+			t.Errorf("%s: concurrent runs report %d instructions simulated, the measurement %d", tc.chip, total, alone.instr)
 		}
 	}
 }

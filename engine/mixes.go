@@ -121,6 +121,7 @@ type coreCache struct {
 type mixEntry struct {
 	done chan struct{}
 	r    *mixResult
+	pats *patternWork // a fine measurement's start patterns, which its waiters help run
 	// a coarse measurement's core model where it stopped, for the fine
 	// measurement of the composition to go on from (nil once taken or
 	// dropped)
@@ -338,10 +339,16 @@ func (cc *coreCache) mix(key []byte, ids []int, p precision) (*mixResult, int64)
 	cc.mu.Lock()
 	if e, ok := cc.mixes[string(key)]; ok { // no allocation for the lookup
 		cc.mu.Unlock()
+		if e.pats != nil {
+			e.pats.help(cc) // a start pattern or more of it, rather than wait idle
+		}
 		<-e.done
 		return e.r, 0
 	}
 	e := &mixEntry{done: make(chan struct{})}
+	if p == fine {
+		e.pats = newPatternWork(ids, cc.info)
+	}
 	cc.mixes[string(key)] = e
 	info := cc.info
 	// a fine measurement goes on from the coarse one's core model: a fresh
@@ -357,7 +364,7 @@ func (cc *coreCache) mix(key []byte, ids []int, p precision) (*mixResult, int64)
 	cc.mu.Unlock()
 	defer close(e.done) // also if measure panics, so no waiter blocks forever
 	if p == fine {
-		e.r, cs = cc.measureFine(ids, info, cs)
+		e.r, cs = cc.measureFine(e.pats, cs)
 	} else {
 		e.r, cs = cc.measure(ids, info, p.cover(), cs, 0)
 	}
@@ -385,21 +392,46 @@ const startPatterns = 4
 // slots (pattern 0 is the unjittered start).
 func patternJitter(p, j int) int64 { return int64(p * (2*j + 1) * 53) }
 
+// patternWork is a fine measurement's start patterns 1 to startPatterns-1
+// as work: the measuring run and any run waiting for the mix each take the
+// next pattern not yet taken, so the patterns of one mix run in parallel
+// when several runs need it at once. Each pattern's result lands in its own
+// place and they are summed in pattern order, so the result does not depend
+// on who ran which.
+type patternWork struct {
+	ids  []int
+	info []*classInfo
+	next atomic.Int32 // the last pattern taken
+	res  [startPatterns]*mixResult
+	wg   sync.WaitGroup // the patterns from 1 not yet done
+}
+
+func newPatternWork(ids []int, info []*classInfo) *patternWork {
+	w := &patternWork{ids: slices.Clone(ids), info: info}
+	w.wg.Add(startPatterns - 1)
+	return w
+}
+
+// help runs the patterns not yet taken, one after the other.
+func (w *patternWork) help(cc *coreCache) {
+	for p := int(w.next.Add(1)); p < startPatterns; p = int(w.next.Add(1)) {
+		w.res[p], _ = cc.measure(w.ids, w.info, mixCover/startPatterns, nil, p)
+		w.wg.Done()
+	}
+}
+
 // measureFine is the fine measurement of a mix: the mean over startPatterns
 // start patterns, each covering mixCover/startPatterns k-steps; pattern 0
 // goes on with cs (the coarse measurement's core model, nil if none) and is
-// returned for the caller.
-func (cc *coreCache) measureFine(ids []int, info []*classInfo, cs *coreSim) (*mixResult, *coreSim) {
+// returned for the caller, the others are w's.
+func (cc *coreCache) measureFine(w *patternWork, cs *coreSim) (*mixResult, *coreSim) {
+	var cs0 *coreSim
+	w.res[0], cs0 = cc.measure(w.ids, w.info, mixCover/startPatterns, cs, 0)
+	w.help(cc)
+	w.wg.Wait()
 	sum := &mixResult{}
 	var n periods // patterns that measured each class
-	var cs0 *coreSim
-	for p := range startPatterns {
-		var r *mixResult
-		if p == 0 {
-			r, cs0 = cc.measure(ids, info, mixCover/startPatterns, cs, 0)
-		} else {
-			r, _ = cc.measure(ids, info, mixCover/startPatterns, nil, p)
-		}
+	for _, r := range w.res {
 		for _, e := range r.period {
 			sum.period.add(e.id, e.p)
 			n.add(e.id, 1)
