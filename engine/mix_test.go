@@ -97,6 +97,67 @@ func TestConcurrentFinePatterns(t *testing.T) {
 	}
 }
 
+// TestConcurrentClasses: runs that meet classes at once measure their
+// overheads in parallel, and a run meeting a class another is measuring
+// waits for it; each class must get one id, the overhead a run creating it
+// alone measures, and its instructions counted once.
+func TestConcurrentClasses(t *testing.T) {
+	for _, tc := range calibratedPaths {
+		chip, b, steps := headlineBuilder(t, tc.chip, tile.HalfTile(), tc.path)
+		k := b.Kernel
+		progs := []*isa.Program{
+			b.Program(tile.Context{Rows: k.NR0, Tokens: k.NR1, Steps: steps}),
+			b.Program(tile.Context{Rows: k.NR0, Tokens: k.NR1H, Steps: steps}),
+		}
+		mems := []*progMem{newProgMem(progs[0], 4), newProgMem(progs[1], 4)}
+		m := newModel(chip, true)
+		class := func(cc *coreCache, i int) (int, int64) {
+			return cc.class(progs[i], i == 1, mems[i], progs[i], mems[i])
+		}
+		alone := newCoreCache(m, 6)
+		var want [2]float64
+		var wantInstr int64
+		for i := range progs {
+			id, n := class(alone, i)
+			want[i], wantInstr = alone.info[id].overhead, wantInstr+n
+		}
+
+		cc := newCoreCache(m, 6)
+		const runs = 4
+		var ids [runs][2]int
+		var instr [runs]int64
+		var wg sync.WaitGroup
+		for r := range runs {
+			wg.Go(func() {
+				for j := range progs {
+					i := (r + j) % len(progs) // half the runs meet the classes in the other order
+					var n int64
+					ids[r][i], n = class(cc, i)
+					instr[r] += n
+				}
+			})
+		}
+		wg.Wait()
+		total := int64(0)
+		for r := range runs {
+			total += instr[r]
+			for i := range progs {
+				if ids[r][i] != ids[0][i] {
+					t.Errorf("%s: run %d got class %d for program %d, run 0 class %d", tc.chip, r, ids[r][i], i, ids[0][i])
+				}
+			}
+		}
+		for i := range progs {
+			if got := cc.info[ids[0][i]].overhead; got != want[i] {
+				t.Errorf("%s: program %d's overhead %v with concurrent runs, %v measured alone", tc.chip, i, got, want[i])
+			}
+		}
+		if total != wantInstr {
+			t.Errorf("%s: concurrent runs report %d instructions simulated, the classes alone %d", tc.chip, total, wantInstr)
+		}
+	}
+}
+
 // countTrace counts what a core issues, instruction by instruction: the
 // instructions (barriers aside) and the issue-pipe cycles they occupy.
 type countTrace struct {

@@ -106,11 +106,12 @@ type coreCache struct {
 	m       *model // the first chip's model with this mix key
 	tgsHint int
 
-	mu      sync.Mutex // guards classes, info and mixes
-	classes map[classKey]int
-	info    []*classInfo // by class id; immutable once its id is in classes
-	mixes   map[string]*mixEntry
-	keeper  *coreKeeper // the core models of coarse measurements kept (shared by a Simulator's caches)
+	mu        sync.Mutex // guards classes, measuring, info and mixes
+	classes   map[classKey]int
+	measuring map[classKey]chan struct{} // classes whose overhead a run is measuring, closed when published in classes
+	info      []*classInfo               // by class id; immutable once its id is in classes
+	mixes     map[string]*mixEntry
+	keeper    *coreKeeper // the core models of coarse measurements kept (shared by a Simulator's caches)
 
 	classMu  sync.Mutex          // serialises class creation; guards loops and lineSets
 	loops    map[string]int      // k-loop class (its rank) -> the class id that represents it
@@ -129,7 +130,7 @@ type mixEntry struct {
 }
 
 func newCoreCache(m *model, tgsPerCore int) *coreCache {
-	return &coreCache{m: m, classes: map[classKey]int{}, mixes: map[string]*mixEntry{}, loops: map[string]int{},
+	return &coreCache{m: m, classes: map[classKey]int{}, measuring: map[classKey]chan struct{}{}, mixes: map[string]*mixEntry{}, loops: map[string]int{},
 		tgsHint: tgsPerCore, lineSets: map[string]*progMem{}, keeper: newCoreKeeper()}
 }
 
@@ -178,21 +179,27 @@ func (cc *coreCache) class(p *isa.Program, repeat bool, mem *progMem, loop *isa.
 	k := classKey{prog: p, repeat: repeat, mem: mem, loopProg: loop, loopMem: loopMem}
 	cc.mu.Lock()
 	id, ok := cc.classes[k]
+	wait, measuring := cc.measuring[k]
+	if !ok && !measuring {
+		cc.measuring[k] = make(chan struct{})
+	}
 	cc.mu.Unlock()
 	if ok {
 		return id, 0
 	}
+	if measuring { // another run is measuring its overhead
+		<-wait
+		cc.mu.Lock()
+		defer cc.mu.Unlock()
+		return cc.classes[k], 0
+	}
+	// classMu orders the creation of classes (their ids and k-loop
+	// classes), not their overhead measurements, which runs make in
+	// parallel
 	cc.classMu.Lock()
-	defer cc.classMu.Unlock()
 	cc.mu.Lock()
-	id, ok = cc.classes[k]
-	id2 := len(cc.info)
+	id = len(cc.info) // only class creation appends to info, and it holds classMu
 	cc.mu.Unlock()
-	if ok {
-		return id, 0
-	}
-	// only class creation appends to info, and it holds classMu
-	id = id2
 	wl, al := cacheLevels(cc.m, cc.tgsHint)
 	ci := &classInfo{classKey: k, mixID: id, traffic: newTGTraffic(p, mem, repeat, wl, al)}
 	if !p.Exit {
@@ -220,10 +227,13 @@ func (cc *coreCache) class(p *isa.Program, repeat bool, mem *progMem, loop *isa.
 	cc.mu.Lock()
 	cc.info = append(cc.info, ci)
 	cc.mu.Unlock()
+	cc.classMu.Unlock()
 	var instr int64
 	ci.overhead, instr = cc.overhead(ci)
 	cc.mu.Lock()
 	cc.classes[k] = id
+	close(cc.measuring[k])
+	delete(cc.measuring, k)
 	cc.mu.Unlock()
 	return id, instr
 }
