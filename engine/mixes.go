@@ -99,7 +99,8 @@ func (u *utilization) AddScaled(o utilization, w float64) {
 // costs and cache levels, model.mixKey) at one occupancy.
 // It is safe for concurrent use: runs of one kernel (rows, routing draws) share
 // it, and each class and mix is measured once, by the first run that needs it,
-// while the others wait for the result. A class or mix is a function of its
+// while the others wait for the result (running a share of a fine
+// measurement's start patterns meanwhile). A class or mix is a function of its
 // content only (mixes are simulated in a canonical order), so which run
 // measures it never changes a result.
 type coreCache struct {
