@@ -9,20 +9,42 @@ import (
 	"github.com/metalsim/metalsim/tile"
 )
 
+// halfTilePrograms are the half-tile kernel's two k-loop programs of the
+// headline shape on a calibrated path (the full tile, and the tile that skips
+// its upper token half, whose weights a neighbour just read), with the core
+// model they are measured on.
+type halfTilePrograms struct {
+	m     *model
+	progs [2]*isa.Program
+	mems  [2]*progMem
+}
+
+func newHalfTilePrograms(t *testing.T, chipName string, path tile.Path) halfTilePrograms {
+	chip, b, steps := headlineBuilder(t, chipName, tile.HalfTile(), path)
+	k := b.Kernel
+	hp := halfTilePrograms{m: newModel(chip, true)}
+	for i, tokens := range []int{k.NR1, k.NR1H} {
+		hp.progs[i] = b.Program(tile.Context{Rows: k.NR0, Tokens: tokens, Steps: steps})
+		hp.mems[i] = newProgMem(hp.progs[i], 4)
+	}
+	return hp
+}
+
+// class returns the class of program i (0 full, 1 half) in cc.
+func (hp halfTilePrograms) class(cc *coreCache, i int) (int, int64) {
+	return cc.class(hp.progs[i], i == 1, hp.mems[i], hp.progs[i], hp.mems[i])
+}
+
 // TestFineGoesOnFromCoarse checks that a fine measurement that goes on from
 // a coarse measurement's core model gives what a fresh one gives, for a mix
 // of two classes on each path, and that it simulates fewer instructions.
 func TestFineGoesOnFromCoarse(t *testing.T) {
 	for _, tc := range calibratedPaths {
-		chip, b, steps := headlineBuilder(t, tc.chip, tile.HalfTile(), tc.path)
-		k := b.Kernel
-		full := b.Program(tile.Context{Rows: k.NR0, Tokens: k.NR1, Steps: steps})
-		half := b.Program(tile.Context{Rows: k.NR0, Tokens: k.NR1H, Steps: steps})
-		m := newModel(chip, true)
+		hp := newHalfTilePrograms(t, tc.chip, tc.path)
 		measured := func(continued bool) (*mixResult, *mixResult) {
-			cc := newCoreCache(m, 6)
-			a, _ := cc.class(full, false, newProgMem(full, 4), full, newProgMem(full, 4))
-			h, _ := cc.class(half, true, newProgMem(half, 4), half, newProgMem(half, 4))
+			cc := newCoreCache(hp.m, 6)
+			a, _ := hp.class(cc, 0)
+			h, _ := hp.class(cc, 1)
 			ids := []int{a, a, a, h, h}
 			key := appendMixKey(nil, ids)
 			var c *mixResult
@@ -53,15 +75,11 @@ func TestFineGoesOnFromCoarse(t *testing.T) {
 // measuring run started or several runs asked for the mix at once.
 func TestConcurrentFinePatterns(t *testing.T) {
 	for _, tc := range calibratedPaths {
-		chip, b, steps := headlineBuilder(t, tc.chip, tile.HalfTile(), tc.path)
-		k := b.Kernel
-		full := b.Program(tile.Context{Rows: k.NR0, Tokens: k.NR1, Steps: steps})
-		half := b.Program(tile.Context{Rows: k.NR0, Tokens: k.NR1H, Steps: steps})
-		m := newModel(chip, true)
+		hp := newHalfTilePrograms(t, tc.chip, tc.path)
 		setup := func() (*coreCache, []int) {
-			cc := newCoreCache(m, 6)
-			a, _ := cc.class(full, false, newProgMem(full, 4), full, newProgMem(full, 4))
-			h, _ := cc.class(half, true, newProgMem(half, 4), half, newProgMem(half, 4))
+			cc := newCoreCache(hp.m, 6)
+			a, _ := hp.class(cc, 0)
+			h, _ := hp.class(cc, 1)
 			return cc, []int{a, a, h, h}
 		}
 		cc, ids := setup()
@@ -103,18 +121,9 @@ func TestConcurrentFinePatterns(t *testing.T) {
 // alone measures, and its instructions counted once.
 func TestConcurrentClasses(t *testing.T) {
 	for _, tc := range calibratedPaths {
-		chip, b, steps := headlineBuilder(t, tc.chip, tile.HalfTile(), tc.path)
-		k := b.Kernel
-		progs := []*isa.Program{
-			b.Program(tile.Context{Rows: k.NR0, Tokens: k.NR1, Steps: steps}),
-			b.Program(tile.Context{Rows: k.NR0, Tokens: k.NR1H, Steps: steps}),
-		}
-		mems := []*progMem{newProgMem(progs[0], 4), newProgMem(progs[1], 4)}
-		m := newModel(chip, true)
-		class := func(cc *coreCache, i int) (int, int64) {
-			return cc.class(progs[i], i == 1, mems[i], progs[i], mems[i])
-		}
-		alone := newCoreCache(m, 6)
+		hp := newHalfTilePrograms(t, tc.chip, tc.path)
+		progs, class := hp.progs, hp.class
+		alone := newCoreCache(hp.m, 6)
 		var want [2]float64
 		var wantInstr int64
 		for i := range progs {
@@ -122,7 +131,7 @@ func TestConcurrentClasses(t *testing.T) {
 			want[i], wantInstr = alone.info[id].overhead, wantInstr+n
 		}
 
-		cc := newCoreCache(m, 6)
+		cc := newCoreCache(hp.m, 6)
 		const runs = 4
 		var ids [runs][2]int
 		var instr [runs]int64
