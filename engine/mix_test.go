@@ -167,6 +167,34 @@ func TestConcurrentClasses(t *testing.T) {
 	}
 }
 
+// TestOneTGPatternsShifted: a one-threadgroup mix's start pattern p is
+// pattern 0 started later on an idle core, so measureFine shifts pattern 0
+// (after a coarse measurement, as runs make it) instead of simulating it; the
+// shifted measurement must be exactly the simulated one, but for the
+// instructions it did not simulate.
+func TestOneTGPatternsShifted(t *testing.T) {
+	for _, tc := range calibratedPaths {
+		hp := newHalfTilePrograms(t, tc.chip, tc.path)
+		for i := range hp.progs {
+			cc := newCoreCache(hp.m, 6)
+			id, _ := hp.class(cc, i)
+			ids, info := []int{cc.info[id].mixID}, cc.snapshot()
+			_, cs := cc.measure(ids, info, coarseCover, nil, 0)
+			r0, cs0 := cc.measure(ids, info, mixCover/startPatterns, cs, 0)
+			for p := 1; p < startPatterns; p++ {
+				sim, _ := cc.measure(ids, info, mixCover/startPatterns, nil, p)
+				if sim.instr == 0 || sim.last == 0 {
+					t.Fatalf("%s program %d pattern %d: simulated nothing (%d instructions, last mark %d)", tc.chip, i, p, sim.instr, sim.last)
+				}
+				sim.instr = 0
+				if got := shifted(r0, cs0, p); !reflect.DeepEqual(got, sim) {
+					t.Errorf("%s program %d pattern %d: shifted\n%+v\nsimulated\n%+v", tc.chip, i, p, *got, *sim)
+				}
+			}
+		}
+	}
+}
+
 // countTrace counts what a core issues, instruction by instruction: the
 // instructions (barriers aside) and the issue-pipe cycles they occupy.
 type countTrace struct {

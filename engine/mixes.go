@@ -47,6 +47,7 @@ type mixResult struct {
 	util   utilization
 	idleSG float64 // simdgroup-cycles waiting at barriers per cycle
 	instr  int64   // simdgroup instructions the measurement simulated
+	last   int64   // the cycle of the last mark measured (0 if none), the rates' time base
 }
 
 // periods are the k-step periods of a mix's classes, by class id: a mix has
@@ -419,6 +420,10 @@ type patternWork struct {
 
 func newPatternWork(ids []int, info []*classInfo) *patternWork {
 	w := &patternWork{ids: slices.Clone(ids), info: info}
+	if len(ids) == 1 {
+		w.next.Store(startPatterns) // none to run: measureFine shifts pattern 0
+		return w
+	}
 	w.wg.Add(startPatterns - 1)
 	return w
 }
@@ -434,10 +439,16 @@ func (w *patternWork) help(cc *coreCache) {
 // measureFine is the fine measurement of a mix: the mean over startPatterns
 // start patterns, each covering mixCover/startPatterns k-steps; pattern 0
 // goes on with cs (the coarse measurement's core model, nil if none) and is
-// returned for the caller, the others are w's.
+// returned for the caller, the others are w's (or, for one threadgroup,
+// pattern 0 shifted).
 func (cc *coreCache) measureFine(w *patternWork, cs *coreSim) (*mixResult, *coreSim) {
 	var cs0 *coreSim
 	w.res[0], cs0 = cc.measure(w.ids, w.info, mixCover/startPatterns, cs, 0)
+	if len(w.ids) == 1 {
+		for p := 1; p < startPatterns; p++ {
+			w.res[p] = shifted(w.res[0], cs0, p)
+		}
+	}
 	w.help(cc)
 	w.wg.Wait()
 	sum := &mixResult{}
@@ -509,11 +520,30 @@ func (cc *coreCache) measure(ids []int, info []*classInfo, cover int, cs *coreSi
 	for i := range r.period {
 		r.period[i].p /= count.of(r.period[i].id)
 	}
-	el := float64(max(t1, 1))
 	r.instr = cs.settled().issued - before
-	r.util = cs.utilization(el)
-	r.idleSG = cs.stats.barrierSG / el
+	r.last = t1
+	r.util, r.idleSG = cs.rates(t1)
 	return r, cs
+}
+
+// rates returns a measurement's busy fractions and barrier waits per cycle
+// over the cycles up to last.
+func (c *coreSim) rates(last int64) (utilization, float64) {
+	el := float64(max(last, 1))
+	return c.utilization(el), c.stats.barrierSG / el
+}
+
+// shifted returns the measurement of pattern p of a one-threadgroup mix from
+// pattern 0's, r0, and its core model cs0: on an otherwise idle core the
+// threadgroup started patternJitter(p, 0) cycles later runs the same, the
+// same cycles later, so only its marks and the time base of its rates move.
+func shifted(r0 *mixResult, cs0 *coreSim, p int) *mixResult {
+	r := &mixResult{period: slices.Clone(r0.period)}
+	if r0.last > 0 {
+		r.last = r0.last + patternJitter(p, 0)
+	}
+	r.util, r.idleSG = cs0.rates(r.last)
+	return r
 }
 
 // utilization returns the busy fractions of a core over el cycles.
