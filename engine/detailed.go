@@ -1,8 +1,9 @@
 package engine
 
 import (
-	"github.com/metalsim/metalsim/engine/eventq"
 	"math"
+
+	"github.com/metalsim/metalsim/engine/eventq"
 )
 
 // The detailed engine: every simdgroup instruction of every threadgroup on every

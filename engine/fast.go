@@ -1,9 +1,10 @@
 package engine
 
 import (
-	"github.com/metalsim/metalsim/engine/eventq"
 	"math"
 	"slices"
+
+	"github.com/metalsim/metalsim/engine/eventq"
 )
 
 // The fast engine: threadgroup-level events over the whole chip, with the
