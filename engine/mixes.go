@@ -124,7 +124,7 @@ type coreCache struct {
 type mixEntry struct {
 	done chan struct{}
 	r    *mixResult
-	pats *patternWork // a fine measurement's start patterns, which its waiters help run
+	pats *patternWork // a fine measurement's start patterns while it runs, which its waiters help run (guarded by coreCache.mu)
 	// a coarse measurement's core model where it stopped, for the fine
 	// measurement of the composition to go on from (nil once taken or
 	// dropped)
@@ -350,19 +350,20 @@ func (cc *coreCache) mix(key []byte, ids []int, p precision) (*mixResult, int64)
 	key = append(slices.Clip(key), byte(p)) // never into the caller's buffer
 	cc.mu.Lock()
 	if e, ok := cc.mixes[string(key)]; ok { // no allocation for the lookup
+		pats := e.pats
 		cc.mu.Unlock()
-		if e.pats != nil {
-			e.pats.help(cc) // a start pattern or more of it, rather than wait idle
+		if pats != nil {
+			pats.help(cc) // a start pattern or more of it, rather than wait idle
 		}
 		<-e.done
 		return e.r, 0
 	}
 	e := &mixEntry{done: make(chan struct{})}
+	info := cc.info
 	if p == fine {
-		e.pats = newPatternWork(ids, cc.info)
+		e.pats = newPatternWork(ids, info)
 	}
 	cc.mixes[string(key)] = e
-	info := cc.info
 	// a fine measurement goes on from the coarse one's core model: a fresh
 	// one would simulate the same steps again (the loop below is the same
 	// up to where the coarse one stopped), so the result is the same
@@ -377,6 +378,9 @@ func (cc *coreCache) mix(key []byte, ids []int, p precision) (*mixResult, int64)
 	defer close(e.done) // also if measure panics, so no waiter blocks forever
 	if p == fine {
 		e.r, cs = cc.measureFine(e.pats, cs)
+		cc.mu.Lock()
+		e.pats = nil // its patterns are all taken: the cache keeps the result only
+		cc.mu.Unlock()
 	} else {
 		e.r, cs = cc.measure(ids, info, p.cover(), cs, 0)
 	}
@@ -413,9 +417,9 @@ func patternJitter(p, j int) int64 { return int64(p * (2*j + 1) * 53) }
 type patternWork struct {
 	ids  []int
 	info []*classInfo
-	next atomic.Int32 // the last pattern taken
-	res  [startPatterns]*mixResult
-	wg   sync.WaitGroup // the patterns from 1 not yet done
+	next atomic.Int32              // the last pattern taken
+	res  [startPatterns]*mixResult // each pattern's result, 0 the measuring run's
+	wg   sync.WaitGroup            // the patterns from 1 not yet done
 }
 
 func newPatternWork(ids []int, info []*classInfo) *patternWork {
