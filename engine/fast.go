@@ -115,7 +115,9 @@ func (c *fastCore) advance(t, s, lat float64) {
 		c.lag = min(due-done, s*lat)
 	}
 	c.wAt = t
-	c.pauses = slices.DeleteFunc(c.pauses, func(p pause) bool { return p.e <= t })
+	if len(c.pauses) > 0 {
+		c.pauses = slices.DeleteFunc(c.pauses, func(p pause) bool { return p.e <= t })
+	}
 }
 
 // doneAt returns when the core, at time t with its clock current, has done
@@ -167,14 +169,29 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 		fc[i].slots = make([]slot, tgsPerCore)
 		fc[i].first = math.Inf(1)
 	}
-	// event ids (eventq.Queue resolves equal times by id): core ci's k-loop
-	// end is ci, its slot s cores + ci*tgsPerCore + s, so every k-loop end at
-	// one time comes before any slot event at that time, in core order, and
-	// slots in (core, slot) order; refill takes the cores that k-loop ends
-	// within one cycle free as one batch
-	evq := eventq.New(cores * (tgsPerCore + 1))
-	coreEvent := func(ci int) int32 { return int32(ci) }
-	slotEvent := func(ci, s int) int32 { return int32(cores + ci*tgsPerCore + s) }
+	// events: core ci's k-loop end in ends, its slot s's in evq under id
+	// ci*tgsPerCore + s; every k-loop end at one time comes before any slot
+	// event at that time, in core order, and slots in (core, slot) order
+	// (eventq.Queue resolves equal times by id); refill takes the cores that
+	// k-loop ends within one cycle free as one batch
+	ends := eventq.NewFlat(cores)
+	evq := eventq.New(cores * tgsPerCore)
+	slotEvent := func(ci, s int) int32 { return int32(ci*tgsPerCore + s) }
+	// next returns the earliest event: a core's k-loop end (slot -1) or a
+	// slot's event
+	next := func() (ci, slot int, t float64) {
+		if ends.Len() > 0 {
+			ci, t = ends.Peek()
+			if evq.Len() == 0 {
+				return ci, -1, t
+			}
+			if _, st := evq.Peek(); t <= st {
+				return ci, -1, t
+			}
+		}
+		id, st := evq.Peek()
+		return int(id) / tgsPerCore, int(id) % tgsPerCore, st
+	}
 	queue := dispatchQueue{n: src.len()}
 	res := fastResult{busy: make([]float64, cores), launched: int64(queue.n)}
 	bw := coreDRAM * float64(cores) // bytes per cycle, chip-wide
@@ -203,10 +220,10 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 		c := &fc[ci]
 		first := c.first
 		if math.IsInf(first, 1) {
-			evq.Remove(coreEvent(ci))
+			ends.Remove(ci)
 			return
 		}
-		evq.Set(coreEvent(ci), c.doneAt(t, max(0, first-c.w), scale))
+		ends.Set(ci, c.doneAt(t, max(0, first-c.w), scale))
 	}
 	// rescale recomputes the DRAM scale; when it changes every core's clock is
 	// brought to t under the old scale and its next end re-timed.
@@ -250,30 +267,52 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 		// periods: until its first k-loop ends or a launched threadgroup
 		// enters its k-loop
 		stay := math.Inf(1)
+		// a k-looping slot's stay, (end - w) * p / period / scale, is
+		// monotone in its end (each float step is, for positive factors):
+		// the slots of the first (class, period) met are read at their
+		// earliest end, one division pair for them all
+		gMix, gPeriod, gEnd := -1, 0.0, math.Inf(1)
+		w := c.w
 		for s := range c.slots {
 			switch sl := &c.slots[s]; sl.phase {
 			case phBody:
-				p := rm.coarse.period.of(sl.mix)
-				stay = min(stay, (sl.end-c.w)*p/sl.period/scale)
+				switch {
+				case sl.mix == gMix && sl.period == gPeriod:
+					gEnd = min(gEnd, sl.end)
+				case gMix < 0:
+					gMix, gPeriod, gEnd = sl.mix, sl.period, sl.end
+				default:
+					p := rm.coarse.period.of(sl.mix)
+					stay = min(stay, (sl.end-w)*p/sl.period/scale)
+				}
 			case phPre:
 				stay = min(stay, sl.at-t)
 			}
 		}
+		if gMix >= 0 {
+			p := rm.coarse.period.of(gMix)
+			stay = min(stay, (gEnd-w)*p/gPeriod/scale)
+		}
 		r, made := v.result(rm, stay)
 		c.mix, c.comp, c.stay = r, rm, stay
 		rm.pending += stay
+		first, dem := math.Inf(1), 0.0 // c.first and c.demand, in locals
+		lastMix, p := -1, 0.0
 		for s := range c.slots {
 			sl := &c.slots[s]
 			if sl.phase != phBody {
 				continue
 			}
-			p := r.period.of(sl.mix)
+			if sl.mix != lastMix {
+				lastMix, p = sl.mix, r.period.of(sl.mix)
+			}
 			// remaining work keeps its fraction of a step under the new period
-			sl.end = c.w + (sl.end-c.w)*p/sl.period
+			sl.end = w + (sl.end-w)*p/sl.period
 			sl.period = p
-			c.first = min(c.first, sl.end)
-			c.demand += sl.dramStep / p
+			first = min(first, sl.end)
+			dem += sl.dramStep / p
 		}
+		c.first, c.demand = first, dem
 		demand += c.demand
 		rescale(t)
 		schedule(ci, t)
@@ -360,14 +399,14 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 	var freed []int
 	var freedAt, now float64 // now: the last event's time, no core's clock past it
 	firstWave(cores, tgsPerCore, func(ci, s int) { dispatch(ci, s, 0) })
-	for evq.Len() > 0 || len(freed) > 0 {
+	for evq.Len() > 0 || ends.Len() > 0 || len(freed) > 0 {
 		// the freed cores are refilled once no other core's k-loop end
 		// within the cycle is pending, before any later event
 		if len(freed) > 0 {
 			endInCycle := false
-			if evq.Len() > 0 {
-				nid, nt := evq.Peek()
-				endInCycle = nt < freedAt+1 && int(nid) < cores
+			if evq.Len() > 0 || ends.Len() > 0 {
+				_, ns, nt := next()
+				endInCycle = nt < freedAt+1 && ns < 0
 			}
 			if !endInCycle {
 				refill(freed, now)
@@ -375,13 +414,13 @@ func runFast(v *cacheView, src source, cores, tgsPerCore int, coreDRAM float64) 
 				continue
 			}
 		}
-		id, t := evq.Pop()
-		now = t
-
-		ci, slotIdx := int(id), -1
-		if ci >= cores {
-			ci, slotIdx = (int(id)-cores)/tgsPerCore, (int(id)-cores)%tgsPerCore
+		ci, slotIdx, t := next()
+		if slotIdx < 0 {
+			ends.Remove(ci)
+		} else {
+			evq.Pop()
 		}
+		now = t
 		c := &fc[ci]
 		if slotIdx < 0 {
 			res.events++
