@@ -341,3 +341,22 @@ func BenchmarkKernelRows(b *testing.B) {
 		b.ReportMetric(instrPerRow(i+1)/instrPerRow(0), k.String()+"-instr/mul_mm_id")
 	}
 }
+
+// BenchmarkKernelSet times each kernel's set of BenchmarkKernelRows alone
+// (one sub-benchmark per kernel, from a fresh Simulator per iteration), for
+// a profile or an instruction count of one kernel's rows:
+//
+//	GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=no sim.test -test.run '^$' -test.bench 'KernelSet/mul_mv_id$' -test.benchtime 1x
+func BenchmarkKernelSet(b *testing.B) {
+	sets := kernelRowSets(b)
+	for _, k := range []tile.MetalKernel{tile.KernelMulMMID, tile.KernelMulMVID, tile.KernelMulMVExt, tile.KernelMulMV, tile.KernelMulMM} {
+		b.Run(k.String(), func(b *testing.B) {
+			var d time.Duration
+			for range b.N {
+				t, _ := runRows(b, sets[k])
+				d += t
+			}
+			b.ReportMetric(d.Seconds()*1e3/float64(b.N*len(sets[k])), "ms/row")
+		})
+	}
+}

@@ -1,6 +1,8 @@
-// Package eventq is the simulator engines' one event queue, a binary min-heap
-// of timed events keyed by id: the fast engine keys its threadgroup events by
-// it, the detailed engine its cores.
+// Package eventq holds the simulator engines' event queues, both ordered by
+// time and then by id: Queue, a binary min-heap of timed events keyed by id
+// (the fast engine keys its threadgroup slots' events by it, the detailed
+// engine its cores), and Flat, for a few ids whose times all change at once
+// (the fast engine's cores' k-loop ends).
 package eventq
 
 // Queue holds at most one pending event per id, ordered by time and then by
