@@ -70,7 +70,11 @@ func Dense(p tile.DenseProblem, kern tile.MetalKernel, k tile.Kernel, t *DenseTe
 	if err := runJobs(jobs, mem, workers); err != nil {
 		return nil, err
 	}
-	return &Result{Dst: dst, Counters: countJobs(jobs)}, nil
+	r := &Result{Dst: dst, Counters: countJobs(jobs), MACs: float64(p.M) * float64(p.N) * float64(p.K)}
+	if kern == tile.KernelMulMM {
+		r.MACs = matrixMACs(r.Counters)
+	}
+	return r, nil
 }
 
 // MulMVID runs kernel_mul_mv_id for values: one threadgroup per row
@@ -108,7 +112,7 @@ func MulMVID(p tile.Problem, t *Tensors, workers int) (*Result, error) {
 	if err := runJobs(jobs, mem, workers); err != nil {
 		return nil, err
 	}
-	return &Result{Dst: dst, Counters: countJobs(jobs)}, nil
+	return &Result{Dst: dst, Counters: countJobs(jobs), MACs: float64(p.Tokens) * float64(p.Used) * float64(p.M) * float64(p.K)}, nil
 }
 
 // tgJob is one threadgroup to emulate: its program and its binding.

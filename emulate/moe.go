@@ -42,6 +42,17 @@ func (t *Tensors) Check(p tile.Problem) error {
 type Result struct {
 	Dst      []float32 // dst[(t*Used+s)*M + r]
 	Counters tile.Counters
+	// MACs is the multiply-accumulates the kernel executed: its matrix ops'
+	// (8x8x8 and 16x16x16, padding rows included, skipped half-tiles not)
+	// for mul_mm_id and mul_mm; one per product for the mat-vec kernels,
+	// whose lanes multiply each weight by each token's activation once and
+	// compute no padding.
+	MACs float64
+}
+
+// matrixMACs returns the multiply-accumulates of the matrix ops counted in c.
+func matrixMACs(c tile.Counters) float64 {
+	return float64(c.Work.MMA8)*8*8*8 + float64(c.Work.MMA16)*16*16*16
 }
 
 // MulMatID runs kernel_mul_mm_id for values: the routing map, then every
@@ -81,7 +92,8 @@ func MulMatID(p tile.Problem, k tile.Kernel, t *Tensors, workers int) (*Result, 
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Dst: dst, Counters: tile.CountPlan(plan, b)}, nil
+	c := tile.CountPlan(plan, b)
+	return &Result{Dst: dst, Counters: c, MACs: matrixMACs(c)}, nil
 }
 
 // tgMemory binds device memory to one threadgroup (isa.Memory).

@@ -53,23 +53,23 @@ func CompareEmulation(k int, dst []float32, ref golden.References, bf16 bool) Em
 }
 
 // WriteEmulation prints an emulation under its title: the counters, the error
-// against the references and the multiply-accumulates the matrix ops
-// executed, which it returns (8x8x8 and 16x16x16: padding rows included,
-// skipped half-tiles not).
-func WriteEmulation(w io.Writer, title string, c tile.Counters, e EmulationError) (float64, error) {
-	fmt.Fprintln(w, title)
+// against the references and the multiply-accumulates the kernel executed
+// (emulate.Result.MACs), which it returns.
+func WriteEmulation(w io.Writer, em *Emulation) (float64, error) {
+	c, e := em.Result.Counters, em.Error
+	fmt.Fprintln(w, em.Title)
 	fmt.Fprintln(w, "counters:")
 	if err := WriteCounters(w, c); err != nil {
 		return 0, err
 	}
 	fmt.Fprintln(w, "error:")
-	fmt.Fprintf(w, "  max |dst - ref_f64|     %.4g   (float64 sum of float32 weights x activations: half staging costs this)\n", e.MaxAbsF64)
+	fmt.Fprintf(w, "  max |dst - ref_f64|     %.4g   (float64 sum of float32 weights x activations: what the kernel's staging and float32 sums cost)\n", e.MaxAbsF64)
 	if e.Operands != "" {
 		fmt.Fprintf(w, "  max |dst - ref_kernel|  %.4g   (%s; %.3g x the kernel's float32 bound)\n", e.MaxAbsStaged, e.Operands, e.Worst)
 	} else {
 		fmt.Fprintf(w, "  max |dst - %s|   %.4g   (%.3g x the float32 accumulation bound (K+1)·u·Σ|w·b|·(1+K·u), u = 2^-24)\n", e.Ref, e.MaxAbsStaged, e.Worst)
 	}
-	macs := float64(c.Work.MMA8)*8*8*8 + float64(c.Work.MMA16)*16*16*16
+	macs := em.Result.MACs
 	_, err := fmt.Fprintf(w, "emulated %.3g MACs (padding included, skipped work not)\n", macs)
 	return macs, err
 }

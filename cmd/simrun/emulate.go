@@ -59,7 +59,7 @@ func runEmulate(c *call) func() int {
 			return c.fail(flagError(err)) // the plan checks k against the tile
 		}
 		wall := time.Since(start)
-		macs, err := trace.WriteEmulation(c.stdout, em.Title, em.Result.Counters, em.Error)
+		macs, err := trace.WriteEmulation(c.stdout, em)
 		if err != nil {
 			return c.fail(err)
 		}

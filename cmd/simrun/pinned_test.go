@@ -40,6 +40,8 @@ var pins = []struct {
 	{"occupancy-m5", []string{"occupancy", "--chip", "M5 10-core GPU", "--variant", "halftile-dual"}},
 	{"emulate-iq2xs", []string{"emulate", "--type", "iq2_xs", "--n", "64"}},
 	{"emulate-tensor", []string{"emulate", "--type", "q4_0", "--n", "64", "--path", "tensor", "--variant", "halftile"}},
+	{"emulate-mv-ext", []string{"emulate", "--op", "mul_mat", "--m", "256", "--k", "256", "--n", "3"}},
+	{"emulate-mv-id", []string{"emulate", "--n", "8"}},
 	{"simulate-m1pro", []string{"simulate", "--n", "64", "--variant", "halftile"}},
 	{"simulate-m5", []string{"simulate", "--chip", "M5 10-core GPU", "--n", "256", "--variant", "halftile"}},
 	{"simulate-m1pro-detailed", []string{"simulate", "--n", "32", "--m", "256", "--draws", "1", "--variant", "halftile", "--engine", "detailed"}},
