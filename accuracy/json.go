@@ -44,6 +44,8 @@ type jsonPair struct {
 	TypeA             string  `json:"type_a"`
 	Baseline          string  `json:"baseline"`
 	Variant           string  `json:"variant"`
+	Kernel            string  `json:"kernel,omitempty"`          // where the sides ran different kernels: the variant's
+	BaselineKernel    string  `json:"baseline_kernel,omitempty"` // and the baseline's
 	MeasuredDeltaPct  float64 `json:"measured_delta_pct"`
 	PredictedDeltaPct float64 `json:"predicted_delta_pct"`
 	ErrorPP           float64 `json:"error_pp"`
@@ -122,6 +124,9 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 		jp := jsonPair{Chip: p.Chip, GPUPath: p.Path.String(), NExperts: pr.Experts, NUsed: pr.Used, M: pr.M, K: pr.K, N: pr.Tokens,
 			TypeA: pr.TypeA.String(), Baseline: p.Baseline, Variant: p.Variant,
 			MeasuredDeltaPct: *num(p.MeasuredDeltaPct), PredictedDeltaPct: *num(p.PredictedDeltaPct), ErrorPP: *num(p.ErrorPP)}
+		if p.BaselineKernel != "" && p.BaselineKernel != p.Kernel {
+			jp.Kernel, jp.BaselineKernel = p.Kernel, p.BaselineKernel
+		}
 		if p.dense() {
 			d := p.Dense
 			jp.M, jp.K, jp.N, jp.TypeA = d.M, d.K, d.N, d.TypeA.String()

@@ -32,6 +32,9 @@ type Case struct {
 	Dense    tile.DenseProblem // MUL_MAT problem (valid when Kernel is mul_mm, mul_mv or mul_mv_ext)
 	Variant  tile.Variant
 	Baseline tile.Variant // relative rows: the variant the delta is against
+	// BaselineKernel is the kernel a relative row's baseline ran: Kernel,
+	// unless the row's baseline_kernel column names another (hw.Row).
+	BaselineKernel string
 	// Routing is the distribution of a MUL_MAT_ID row's expert ids: nil for
 	// the built-in cases' (n_used distinct uniform experts per token),
 	// routing.Shared for a model-graph row.
@@ -140,15 +143,98 @@ func matchRow(r hw.Row, opt MatchOptions, chipList map[string]*chips.Chip) (Case
 		}
 		c.Baseline = b
 	}
+
 	switch {
 	case r.Params.IsGraph():
-		return matchGraph(c)
+		c, err = matchGraph(c)
 	case r.Op == hw.OpMulMatID || r.Op == hw.OpMulMatIDFusion:
-		return matchMulMatID(c, r.Params)
+		c, err = matchMulMatID(c, r.Params)
 	case r.Op == hw.OpMulMat:
-		return matchMulMat(c, r.Params)
+		c, err = matchMulMat(c, r.Params)
+	default:
+		return c, fmt.Errorf("op %q: not a matmul op", r.Op)
 	}
-	return c, fmt.Errorf("op %q: not a matmul op", r.Op)
+	if err != nil {
+		return c, err
+	}
+	return forceKernels(c)
+}
+
+// forceKernels applies a row's kernel and baseline_kernel columns, the
+// kernels a patched build ran instead of llama.cpp's choice (hw.Row.Kernel),
+// to a matched case. Each must compute the row's op and accept its shape (an
+// error naming the column and the rule, as --kernel's); a case whose forced
+// kernel meets a bound the model does not time (mul_mm's and mul_mm_id's K
+// tail, map0's limits) is kept unmodelled with the reason.
+func forceKernels(c Case) (Case, error) {
+	c.BaselineKernel = c.Kernel
+	dispatched := c.Kernel
+	for _, f := range []struct {
+		col, name string
+		kernel    *string
+		v         tile.Variant
+	}{{"kernel", c.Row.Kernel, &c.Kernel, c.Variant}, {"baseline_kernel", c.Row.BaselineKernel, &c.BaselineKernel, c.Baseline}} {
+		if f.name == "" {
+			continue
+		}
+		k, err := tile.ParseMetalKernel(f.name)
+		if err != nil {
+			return c, fmt.Errorf("%s: %w", f.col, err)
+		}
+		if k == tile.KernelAuto || !c.Modelled {
+			continue
+		}
+		w := workloadOf(c)
+		if err := w.CheckKernel(k); err != nil {
+			return c, fmt.Errorf("%s: %w", f.col, err)
+		}
+		if c.Reason = forcedReason(c, k, f.v); c.Reason != "" {
+			c.Modelled = false
+			return c, nil
+		}
+		*f.kernel = k.String()
+	}
+	if c.Kernel != dispatched {
+		k, _ := tile.ParseMetalKernel(c.Kernel)
+		notes := []string{workloadOf(c).ForcedNote(k)}
+		if k == tile.KernelMulMMID {
+			notes = append(notes, tile.Map0Missing(c.Problem.Used))
+		}
+		if n := c.Variant.KnobNote(k); n != "" {
+			notes = append(notes, n)
+		}
+		c.Note = strings.Join(notes, "; ")
+	}
+	return c, nil
+}
+
+// workloadOf returns a matched case's workload.
+func workloadOf(c Case) tile.Workload {
+	if c.Kernel == KernelMulMMID || c.Kernel == KernelMulMVID {
+		return tile.MoEWorkload(c.Problem)
+	}
+	return tile.DenseWorkload(c.Dense)
+}
+
+// forcedReason says why a case run as kernel k with variant v is not
+// modelled ("" when it is): the bounds the dispatched kernels' matching
+// checks (matchMulMat, matchMulMatID), for a kernel forced on a shape
+// llama.cpp gives another.
+func forcedReason(c Case, k tile.MetalKernel, v tile.Variant) string {
+	switch k {
+	case tile.KernelMulMM:
+		if nk := tile.DenseGeometry(tile.Simdgroup).NK; c.Dense.K%nk != 0 {
+			return fmt.Sprintf("k = %d is not a multiple of %d: mul_mm's bounds-checked K tail (bc_inp) is not modelled", c.Dense.K, nk)
+		}
+	case tile.KernelMulMMID:
+		if err := sim.CheckMap0(c.Problem, c.Chip, "n_mats", "n_used"); err != nil {
+			return fmt.Sprintf("%v: llama.cpp's map0 cannot launch it either", err)
+		}
+		if c.Problem.K%v.NK != 0 {
+			return fmt.Sprintf("k = %d is not a multiple of nk = %d: the bounds-checked K tail is not modelled", c.Problem.K, v.NK)
+		}
+	}
+	return ""
 }
 
 // supportedTypes are the weight types ggml's Metal matmul kernels take, which

@@ -57,6 +57,15 @@ func rowCells(r RowResult, meas string) []string {
 	return append(cells, fmt.Sprintf("%.1f", r.Result.TotalUs), "", r.Result.Limit.String(), occupancy(r.Result))
 }
 
+// kernels names the pair's kernel, or the variant's and the baseline's
+// where they differ ("mul_mm vs mul_mv_ext").
+func (p PairResult) kernels() string {
+	if p.BaselineKernel != "" && p.BaselineKernel != p.Kernel {
+		return p.Kernel + " vs " + p.BaselineKernel
+	}
+	return p.Kernel
+}
+
 // cells are the pair's cells in the order of the pair tables' columns (chip,
 // path, shape, n, variant vs baseline, measured Δ, predicted Δ, error).
 func (p PairResult) cells() []string {

@@ -102,7 +102,7 @@ func (rep *Report) pairTable() *termtable.Table {
 			section = s
 		}
 		sh, n := p.shape()
-		t.Row(p.Kernel, sh, strconv.Itoa(n), p.Variant+" vs "+p.Baseline,
+		t.Row(p.kernels(), sh, strconv.Itoa(n), p.Variant+" vs "+p.Baseline,
 			fmt.Sprintf("%+.1f", p.MeasuredDeltaPct), fmt.Sprintf("%+.1f", p.PredictedDeltaPct), fmt.Sprintf("%+.1f", p.ErrorPP))
 	}
 	return t
@@ -243,7 +243,7 @@ func (rep *Report) WriteComparison(w io.Writer, width int) error {
 		if l := va.Result.Limit.String(); l != lim {
 			lim += "/" + l // baseline/variant, narrow: the headline fits 120 columns
 		}
-		cells := []string{p.Kernel, strconv.Itoa(max(p.Problem.Tokens, p.Dense.N))}
+		cells := []string{p.kernels(), strconv.Itoa(max(p.Problem.Tokens, p.Dense.N))}
 		if mixed {
 			cells = append(cells, p.Variant+" vs "+p.Baseline)
 		}
@@ -280,13 +280,13 @@ func (rep *Report) WriteComparison(w io.Writer, width int) error {
 func (rep *Report) pairRows(p PairResult) (base, variant *RowResult) {
 	for i := range rep.Rows {
 		r := &rep.Rows[i]
-		if r.Chip == nil || r.Chip.Name != p.Chip || r.Path != p.Path || r.Kernel != p.Kernel || r.Problem != p.Problem || r.Dense != p.Dense || !r.Modelled {
+		if r.Chip == nil || r.Chip.Name != p.Chip || r.Path != p.Path || r.Problem != p.Problem || r.Dense != p.Dense || !r.Modelled {
 			continue
 		}
-		switch r.Variant.Name {
-		case p.Baseline:
+		switch {
+		case r.Variant.Name == p.Baseline && r.Kernel == p.BaselineKernel:
 			base = r
-		case p.Variant:
+		case r.Variant.Name == p.Variant && r.Kernel == p.Kernel:
 			variant = r
 		}
 	}

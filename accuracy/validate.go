@@ -25,7 +25,8 @@ type RowResult struct {
 type PairResult struct {
 	Chip              string
 	Path              tile.Path
-	Kernel            string            // the Metal kernel of the rows
+	Kernel            string            // the Metal kernel of the variant's row
+	BaselineKernel    string            // the Metal kernel of the baseline's row (Kernel unless a row names another)
 	Problem           tile.Problem      // MUL_MAT_ID rows
 	Dense             tile.DenseProblem // MUL_MAT rows
 	Baseline, Variant string
@@ -57,23 +58,23 @@ func Validate(cases []Case, s *sim.Simulator, opt sim.Options) (*Report, error) 
 	}
 	need := map[predKey]*sim.Result{}
 	var jobs []job
-	add := func(c Case, v tile.Variant) {
-		k := keyOf(c, v)
+	add := func(c Case, kernel string, v tile.Variant) {
+		k := keyOf(c, kernel, v)
 		if _, ok := need[k]; ok {
 			return
 		}
 		need[k] = nil
 		cc := c
-		cc.Variant = v
+		cc.Kernel, cc.Variant = kernel, v
 		jobs = append(jobs, job{k, cc})
 	}
 	for _, c := range cases {
 		if !c.Modelled {
 			continue
 		}
-		add(c, c.Variant)
+		add(c, c.Kernel, c.Variant)
 		if c.Row.HasDelta {
-			add(c, c.Baseline)
+			add(c, c.BaselineKernel, c.Baseline)
 		}
 	}
 	results := make([]*sim.Result, len(jobs))
@@ -104,7 +105,7 @@ func Validate(cases []Case, s *sim.Simulator, opt sim.Options) (*Report, error) 
 	for i, c := range cases {
 		rr := RowResult{Case: c, MeasuredUs: c.Row.USPerRun}
 		if c.Modelled {
-			rr.Result = need[keyOf(c, c.Variant)]
+			rr.Result = need[keyOf(c, c.Kernel, c.Variant)]
 			if c.Row.HasTime {
 				rr.PredictedUs = rr.Result.TotalUs
 				rr.ErrorPct = 100 * (rr.PredictedUs - rr.MeasuredUs) / rr.MeasuredUs
@@ -128,16 +129,17 @@ type predKey struct {
 	routing string // a MUL_MAT_ID row's routing (Case.Routing), "" for the default
 }
 
-// keyOf returns the prediction a case with variant v needs. The variant and
-// the path change only the mat-mat kernels (mul_mm_id and mul_mm, which take
-// the knobs: tile.Knob.Applies): the mat-vec kernels' rows share one
-// prediction, so a relative row of one compares the same time twice.
-func keyOf(c Case, v tile.Variant) predKey {
-	k := predKey{chip: c.Chip, kernel: c.Kernel, path: c.Path, problem: c.Problem, dense: c.Dense, variant: v.Name}
+// keyOf returns the prediction a case run as kernel with variant v needs.
+// The variant and the path change only the mat-mat kernels (mul_mm_id and
+// mul_mm, which take the knobs: tile.Knob.Applies): the mat-vec kernels' rows
+// share one prediction, so a relative row of one, both sides on one kernel,
+// compares the same time twice.
+func keyOf(c Case, kernel string, v tile.Variant) predKey {
+	k := predKey{chip: c.Chip, kernel: kernel, path: c.Path, problem: c.Problem, dense: c.Dense, variant: v.Name}
 	if c.Routing != nil {
 		k.routing = c.Routing.Name()
 	}
-	if c.Kernel != KernelMulMMID && c.Kernel != KernelMulMM {
+	if kernel != KernelMulMMID && kernel != KernelMulMM {
 		k.variant, k.path = "", tile.Simdgroup
 	}
 	return k
@@ -155,7 +157,11 @@ func predict(s *sim.Simulator, c Case, opt sim.Options) (*sim.Result, error) {
 		return s.RunMulMVID(c.Problem, c.Chip, opt)
 	case KernelMulMM, KernelMulMV, KernelMulMVExt:
 		// the row's variant applies where the kernel has its knobs (mul_mm)
-		return s.RunWorkload(tile.DenseWorkload(c.Dense), tile.Kernel{Variant: c.Variant, Path: c.Path}, tile.KernelAuto, c.Chip, opt)
+		kern, err := tile.ParseMetalKernel(c.Kernel)
+		if err != nil {
+			return nil, err
+		}
+		return s.RunWorkload(tile.DenseWorkload(c.Dense), tile.Kernel{Variant: c.Variant, Path: c.Path}, kern, c.Chip, opt)
 	}
 	return nil, fmt.Errorf("kernel %q: not modelled", c.Kernel)
 }
@@ -170,8 +176,9 @@ func pairs(rows []RowResult, preds map[predKey]*sim.Result) []PairResult {
 			continue
 		}
 		if r.Row.HasDelta {
-			base := preds[keyOf(r.Case, r.Baseline)]
-			pr := PairResult{Chip: r.Chip.Name, Path: r.Path, Kernel: r.Kernel, Problem: r.Problem, Dense: r.Dense, Baseline: r.Baseline.Name, Variant: r.Variant.Name,
+			base := preds[keyOf(r.Case, r.BaselineKernel, r.Baseline)]
+			pr := PairResult{Chip: r.Chip.Name, Path: r.Path, Kernel: r.Kernel, BaselineKernel: r.BaselineKernel, Problem: r.Problem, Dense: r.Dense,
+				Baseline: r.Baseline.Name, Variant: r.Variant.Name,
 				MeasuredDeltaPct: r.Row.DeltaPct, PredictedDeltaPct: 100 * (r.Result.TotalUs/base.TotalUs - 1),
 				Source: r.Row.Source, Line: r.Row.Line}
 			pr.ErrorPP = pr.PredictedDeltaPct - pr.MeasuredDeltaPct
@@ -181,18 +188,26 @@ func pairs(rows []RowResult, preds map[predKey]*sim.Result) []PairResult {
 		if r.Variant.Name == "upstream" || !r.Row.HasTime {
 			continue
 		}
-		for _, b := range rows {
+		// the upstream row of the problem on the same kernel, else on
+		// another (a row of a patched build against llama.cpp's)
+		bi := -1
+		for i, b := range rows {
 			if !b.Modelled || !b.Row.HasTime || b.Variant.Name != "upstream" || b.Chip != r.Chip || b.Path != r.Path ||
-				b.Kernel != r.Kernel || b.Problem != r.Problem || b.Dense != r.Dense {
+				b.Problem != r.Problem || b.Dense != r.Dense {
 				continue
 			}
-			pr := PairResult{Chip: r.Chip.Name, Path: r.Path, Kernel: r.Kernel, Problem: r.Problem, Dense: r.Dense, Baseline: "upstream", Variant: r.Variant.Name,
+			if bi < 0 || b.Kernel == r.Kernel && rows[bi].Kernel != r.Kernel {
+				bi = i
+			}
+		}
+		if bi >= 0 {
+			b := rows[bi]
+			pr := PairResult{Chip: r.Chip.Name, Path: r.Path, Kernel: r.Kernel, BaselineKernel: b.Kernel, Problem: r.Problem, Dense: r.Dense, Baseline: "upstream", Variant: r.Variant.Name,
 				MeasuredDeltaPct:  100 * (r.MeasuredUs/b.MeasuredUs - 1),
 				PredictedDeltaPct: 100 * (r.PredictedUs/b.PredictedUs - 1),
 				Source:            r.Row.Source, Line: r.Row.Line}
 			pr.ErrorPP = pr.PredictedDeltaPct - pr.MeasuredDeltaPct
 			out = append(out, pr)
-			break
 		}
 	}
 	return out

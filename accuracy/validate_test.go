@@ -3,10 +3,13 @@ package accuracy
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
+	"github.com/metalsim/metalsim/hw"
 	"github.com/metalsim/metalsim/sim"
+	"github.com/metalsim/metalsim/tile"
 )
 
 func TestValidateReport(t *testing.T) {
@@ -154,5 +157,81 @@ func TestMap0LimitIsNotModelled(t *testing.T) {
 	}
 	if rep.Summary.Modelled != 1 || rep.Rows[1].PredictedUs <= 0 {
 		t.Errorf("the other row: summary %+v, predicted %v", rep.Summary, rep.Rows[1].PredictedUs)
+	}
+}
+
+// TestValidateForcedKernels: a row's kernel and baseline_kernel columns run
+// the kernels a patched build ran. docs/checks/pr25377-m4pro.tsv pairs
+// PR #25377's mul_mm rows with master's mul_mv_ext rows, and each side times
+// as RunWorkload forcing its kernel does; a relative row of one variant on
+// two kernels compares the kernels.
+func TestValidateForcedKernels(t *testing.T) {
+	b, err := os.ReadFile("../docs/checks/pr25377-m4pro.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sim.NewSimulator()
+	cases := matchTSV(t, string(b), "pr25377-m4pro.tsv")
+	rep, err := Validate(cases, s, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Pairs) != 2 {
+		t.Fatalf("pairs %+v, want n = 5 and 8", rep.Pairs)
+	}
+	chip := cases[0].Chip
+	timeAs := func(p tile.DenseProblem, v tile.Variant, kern tile.MetalKernel) float64 {
+		r, err := s.RunWorkload(tile.DenseWorkload(p), tile.Kernel{Variant: v, Path: tile.Simdgroup}, kern, chip, sim.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.TotalUs
+	}
+	for _, p := range rep.Pairs {
+		want := 100 * (timeAs(p.Dense, tile.Tile64x8(), tile.KernelMulMM)/timeAs(p.Dense, tile.Upstream(), tile.KernelMulMVExt) - 1)
+		if p.Kernel != KernelMulMM || p.BaselineKernel != KernelMulMVExt || p.PredictedDeltaPct != want || p.kernels() != "mul_mm vs mul_mv_ext" {
+			t.Errorf("n = %d: %s vs %s, predicted %.3f%%, want mul_mm vs mul_mv_ext at %.3f%%", p.Dense.N, p.Kernel, p.BaselineKernel, p.PredictedDeltaPct, want)
+		}
+	}
+	rel := "# chip\top\ttype_a\ttype_b\tm\tk\tn\tbaseline\tvariant\tdelta_pct\tkernel\tbaseline_kernel\n" +
+		"M4 Pro 20-core GPU\tMUL_MAT\tq4_0\tf32\t4096\t14336\t8\tupstream\tupstream\t-10\tmul_mm\tmul_mv_ext\n"
+	rep, err = Validate(matchTSV(t, rel, "rel.tsv"), s, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := rep.Pairs[0].Dense
+	if want := 100 * (timeAs(d, tile.Upstream(), tile.KernelMulMM)/timeAs(d, tile.Upstream(), tile.KernelMulMVExt) - 1); rep.Pairs[0].PredictedDeltaPct != want {
+		t.Errorf("upstream as mul_mm vs as mul_mv_ext: %.3f%%, want %.3f%%", rep.Pairs[0].PredictedDeltaPct, want)
+	}
+}
+
+// TestForcedKernelErrors: a kernel column that names no kernel, a kernel of
+// the other op or one outside its limits is an error naming the column and
+// the rule; a forced mul_mm on a K tail the model does not time is a row
+// not modelled, with the reason.
+func TestForcedKernelErrors(t *testing.T) {
+	head := "# chip\top\ttype_a\ttype_b\tm\tk\tn\tvariant\tus_per_run\tkernel\n"
+	row := func(typ, k, n, kern string) string {
+		return head + "M4 Pro 20-core GPU\tMUL_MAT\t" + typ + "\tf32\t4096\t" + k + "\t" + n + "\tupstream\t100\t" + kern + "\n"
+	}
+	for _, tc := range []struct{ tsv, want string }{
+		{row("q4_0", "4096", "8", "mul_mx"), `kernel: unknown kernel "mul_mx"`},
+		{row("q4_0", "4096", "8", "mul_mv_id"), "kernel: kernel mul_mv_id: computes mul_mat_id"},
+		{row("q4_0", "4096", "64", "mul_mv_ext"), "kernel: mul_mv_ext: n = 64: must be in [2, 8]"},
+	} {
+		rows, err := hw.ParseTSV(strings.NewReader(tc.tsv), "k.tsv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Match(rows, MatchOptions{}); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "k.tsv: line 2") {
+			t.Errorf("%q: %v, want an error naming line 2 and %q", tc.tsv, err, tc.want)
+		}
+	}
+	c := matchTSV(t, row("f16", "4100", "8", "mul_mm"), "tail.tsv")[0]
+	if c.Modelled || !strings.Contains(c.Reason, "K tail") {
+		t.Errorf("f16 mul_mm at k = 4100: modelled %v, reason %q", c.Modelled, c.Reason)
+	}
+	if c := matchTSV(t, row("q4_0", "4096", "8", "auto"), "auto.tsv")[0]; c.Kernel != KernelMulMVExt || c.Note != "" {
+		t.Errorf("kernel auto: %s, note %q: want llama.cpp's choice", c.Kernel, c.Note)
 	}
 }

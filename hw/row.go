@@ -43,6 +43,13 @@ type Row struct {
 	Params   Params // the case parameters, with test-backend-ops keys
 	Variant  string // TSV "variant" column (e.g. "upstream", "halftile"); "" for logs
 	Baseline string // relative-only TSV rows: the baseline variant name
+	// Kernel and BaselineKernel (TSV "kernel", "baseline_kernel") name the
+	// Metal kernel a measurement ran where the build did not follow
+	// llama.cpp's choice (a patched build): Kernel the row's (a relative
+	// row's variant's), BaselineKernel a relative row's baseline's; "" means
+	// the kernel llama.cpp dispatches. Names are checked where rows are
+	// matched to problems.
+	Kernel, BaselineKernel string
 
 	USPerRun float64 // measured microseconds per run; valid if HasTime
 	HasTime  bool

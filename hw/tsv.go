@@ -44,11 +44,13 @@ const (
 	colUSPerRun  = "us_per_run"
 	colDeltaPct  = "delta_pct"
 	colStatistic = "statistic"
+	colKernel    = "kernel"
+	colBaseKern  = "baseline_kernel"
 )
 
 // tsvColumns are the columns ParseTSV reads; any other column is ignored.
 var tsvColumns = []string{colChip, colGPUPath, colOp, colTypeA, colTypeB, colNExperts, colNUsed, colB, colM, colK, colN,
-	colO, colMul, colVariant, colBaseline, colUSPerRun, colDeltaPct, colStatistic}
+	colO, colMul, colVariant, colBaseline, colUSPerRun, colDeltaPct, colStatistic, colKernel, colBaseKern}
 
 // nearColumn returns the known column an unknown column name is a near miss
 // of, or "": the same after lower-casing and mapping '-' and ' ' to '_', or,
@@ -346,6 +348,14 @@ func (t *tsvParser) row(n int, line string) {
 		bad(colVariant, "a variant name such as upstream or halftile")
 	}
 	row.Statistic = get(colStatistic)
+	kernelName := func(c string) string {
+		v := get(c)
+		if v != "" && !isWord(v) {
+			bad(c, "a kernel name such as mul_mm or mul_mv_ext, or empty")
+		}
+		return v
+	}
+	row.Kernel, row.BaselineKernel = kernelName(colKernel), kernelName(colBaseKern)
 	if v := get(colUSPerRun); v != "" || !t.has(colDeltaPct) {
 		us, err := parseUSPerRun(colUSPerRun, v)
 		if err != nil {
@@ -362,9 +372,11 @@ func (t *tsvParser) row(n int, line string) {
 		row.Baseline = get(colBaseline)
 		if row.Baseline == "" {
 			bad(colBaseline, "the baseline variant name on a row with delta_pct")
-		} else if row.Baseline == row.Variant {
-			bad(colBaseline, fmt.Sprintf("a variant other than %q", row.Variant))
+		} else if row.Baseline == row.Variant && row.BaselineKernel == row.Kernel {
+			bad(colBaseline, fmt.Sprintf("a variant other than %q, or a baseline_kernel other than the kernel", row.Variant))
 		}
+	} else if row.BaselineKernel != "" {
+		bad(colBaseKern, "empty on a row without delta_pct (it names a relative row's baseline kernel)")
 	}
 	if len(t.errs) > before {
 		return
@@ -375,9 +387,9 @@ func (t *tsvParser) row(n int, line string) {
 		return
 	}
 	row.Params = p
-	key := strings.Join([]string{row.Chip, row.GPUPath, row.Op, p.Vars(), row.Variant, row.Baseline, row.Statistic}, "\x00")
+	key := strings.Join([]string{row.Chip, row.GPUPath, row.Op, p.Vars(), row.Variant, row.Baseline, row.Statistic, row.Kernel, row.BaselineKernel}, "\x00")
 	if first, dup := t.seen[key]; dup {
-		lineErr(fmt.Errorf("duplicate of line %d (same chip, gpu_path, op, shape, variant, baseline and statistic)", first))
+		lineErr(fmt.Errorf("duplicate of line %d (same chip, gpu_path, op, shape, variant, baseline, statistic and kernels)", first))
 		return
 	}
 	t.seen[key] = n

@@ -253,6 +253,20 @@ func TestParseTSVCases(t *testing.T) {
 			}},
 		{"both forms, neither", "# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tbaseline\tvariant\tus_per_run\tdelta_pct\n" +
 			"M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\t\tupstream\t\t\n", 0, `column "delta_pct": value ""`, nil},
+		{"kernel columns", "# chip\top\ttype_a\ttype_b\tm\tk\tn\tbaseline\tvariant\tdelta_pct\tkernel\tbaseline_kernel\n" +
+			"M4 Pro\tMUL_MAT\tq4_0\tf32\t4096\t14336\t8\tupstream\tupstream\t-50.5\tmul_mm\tmul_mv_ext\n" +
+			"M4 Pro\tMUL_MAT\tq4_0\tf32\t4096\t14336\t5\tupstream\ttile64x8\t-37.1\tmul_mm\t\n", 2, "",
+			func(t *testing.T, rows []Row) {
+				if rows[0].Kernel != "mul_mm" || rows[0].BaselineKernel != "mul_mv_ext" || rows[1].Kernel != "mul_mm" || rows[1].BaselineKernel != "" {
+					t.Errorf("kernels %q/%q and %q/%q", rows[0].Kernel, rows[0].BaselineKernel, rows[1].Kernel, rows[1].BaselineKernel)
+				}
+			}},
+		{"self baseline on one kernel", "# chip\top\ttype_a\ttype_b\tm\tk\tn\tbaseline\tvariant\tdelta_pct\tkernel\tbaseline_kernel\n" +
+			"M4 Pro\tMUL_MAT\tq4_0\tf32\t4096\t14336\t8\tupstream\tupstream\t-50.5\tmul_mm\tmul_mm\n", 0, "or a baseline_kernel other than the kernel", nil},
+		{"baseline_kernel on an absolute row", "# chip\top\ttype_a\ttype_b\tm\tk\tn\tvariant\tus_per_run\tbaseline_kernel\n" +
+			"M4 Pro\tMUL_MAT\tq4_0\tf32\t4096\t14336\t8\tupstream\t506.4\tmul_mm\n", 0, `column "baseline_kernel": value "mul_mm": want empty on a row without delta_pct`, nil},
+		{"bad kernel", "# chip\top\ttype_a\ttype_b\tm\tk\tn\tvariant\tus_per_run\tkernel\n" +
+			"M4 Pro\tMUL_MAT\tq4_0\tf32\t4096\t14336\t8\tupstream\t506.4\tmul mm\n", 0, `column "kernel": value "mul mm": want a kernel name`, nil},
 		{"all errors kept", tsvHead + "M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\tupstream\tx\n" +
 			"M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t64\tupstream\t5\n" +
 			"M5\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t32\tupstream\ty\n", 0, "line 4: column \"us_per_run\": value \"y\"", nil},
