@@ -196,14 +196,11 @@ func forceKernels(c Case) (Case, error) {
 	}
 	if c.Kernel != dispatched {
 		k, _ := tile.ParseMetalKernel(c.Kernel)
-		notes := []string{workloadOf(c).ForcedNote(k)}
+		notes := []string{workloadOf(c).ForcedNote(k), c.Variant.KnobNote(k)}
 		if k == tile.KernelMulMMID {
 			notes = append(notes, tile.Map0Missing(c.Problem.Used))
 		}
-		if n := c.Variant.KnobNote(k); n != "" {
-			notes = append(notes, n)
-		}
-		c.Note = strings.Join(notes, "; ")
+		c.Note = strings.Join(slices.DeleteFunc(notes, func(n string) bool { return n == "" }), "; ")
 	}
 	return c, nil
 }

@@ -231,6 +231,11 @@ func TestForcedKernelErrors(t *testing.T) {
 	if c.Modelled || !strings.Contains(c.Reason, "K tail") {
 		t.Errorf("f16 mul_mm at k = 4100: modelled %v, reason %q", c.Modelled, c.Reason)
 	}
+	moe := "# chip\top\ttype_a\ttype_b\tn_experts\tn_used\tm\tk\tn\tvariant\tus_per_run\tkernel\n" +
+		"M1 Pro 16-core GPU\tMUL_MAT_ID\tq4_0\tf32\t128\t8\t768\t2048\t8\tupstream\t300\tmul_mm_id\n"
+	if c := matchTSV(t, moe, "moe.tsv")[0]; c.Kernel != KernelMulMMID || c.Note != "kernel mul_mm_id is forced: llama.cpp runs mul_mv_id here (n < 32 tokens)" {
+		t.Errorf("mul_mm_id at n = 8: %s, note %q", c.Kernel, c.Note)
+	}
 	if c := matchTSV(t, row("q4_0", "4096", "8", "auto"), "auto.tsv")[0]; c.Kernel != KernelMulMVExt || c.Note != "" {
 		t.Errorf("kernel auto: %s, note %q: want llama.cpp's choice", c.Kernel, c.Note)
 	}

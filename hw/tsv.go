@@ -109,8 +109,8 @@ func withinOneEdit(a, b string) bool {
 // Required columns: chip, op, type_a, type_b, n_experts, n_used, m, k, n, and
 // either (variant, us_per_run) or (baseline, variant, delta_pct). Optional:
 // gpu_path ("simdgroup", "tensor" or empty), statistic, b (0 or 1, default
-// 0), and for MUL_MAT_ID_FUSION rows o (default 1) and mul (0 or 1, default
-// 0). A file whose rows are all MUL_MAT may omit n_experts and n_used; in a
+// 0), kernel and, on relative rows, baseline_kernel (Row.Kernel), and for
+// MUL_MAT_ID_FUSION rows o (default 1) and mul (0 or 1, default 0). A file whose rows are all MUL_MAT may omit n_experts and n_used; in a
 // mixed file those cells are empty on MUL_MAT rows. A shape cell the row's op
 // does not use (b, o, mul on MUL_MAT rows; o, mul on MUL_MAT_ID rows) must be
 // empty or hold its neutral value (b 0, o 1, mul 0). When both us_per_run and
