@@ -143,7 +143,6 @@ func matchRow(r hw.Row, opt MatchOptions, chipList map[string]*chips.Chip) (Case
 		}
 		c.Baseline = b
 	}
-
 	switch {
 	case r.Params.IsGraph():
 		c, err = matchGraph(c)
@@ -188,7 +187,7 @@ func forceKernels(c Case) (Case, error) {
 		if err := w.CheckKernel(k); err != nil {
 			return c, fmt.Errorf("%s: %w", f.col, err)
 		}
-		if c.Reason = forcedReason(c, k, f.v); c.Reason != "" {
+		if c.Reason = untimedReason(c, k, f.v); c.Reason != "" {
 			c.Modelled = false
 			return c, nil
 		}
@@ -213,14 +212,14 @@ func workloadOf(c Case) tile.Workload {
 	return tile.DenseWorkload(c.Dense)
 }
 
-// forcedReason says why a case run as kernel k with variant v is not
-// modelled ("" when it is): the bounds the dispatched kernels' matching
-// checks (matchMulMat, matchMulMatID), for a kernel forced on a shape
-// llama.cpp gives another.
-func forcedReason(c Case, k tile.MetalKernel, v tile.Variant) string {
+// untimedReason says why a case run as kernel k with variant v is not
+// modelled ("" when it is): a bound of the mat-mat kernels the model does not
+// time, checked for the kernel llama.cpp dispatches (matchMulMat,
+// matchMulMatID) and for one a row forces (forceKernels).
+func untimedReason(c Case, k tile.MetalKernel, v tile.Variant) string {
 	switch k {
 	case tile.KernelMulMM:
-		if nk := tile.DenseGeometry(tile.Simdgroup).NK; c.Dense.K%nk != 0 {
+		if nk := tile.DenseGeometry(tile.Simdgroup).NK; c.Dense.K%nk != 0 { // nk is the same on both paths
 			return fmt.Sprintf("k = %d is not a multiple of %d: mul_mm's bounds-checked K tail (bc_inp) is not modelled", c.Dense.K, nk)
 		}
 	case tile.KernelMulMMID:
@@ -303,12 +302,6 @@ func matchMulMatID(c Case, p hw.Params) (Case, error) {
 	if err := prob.Validate(); err != nil {
 		return c, err
 	}
-	if c.Kernel == KernelMulMMID {
-		if err := sim.CheckMap0(prob, c.Chip, "n_mats", "n_used"); err != nil {
-			c.Reason = fmt.Sprintf("%v: llama.cpp's map0 cannot launch it either", err)
-			return c, nil
-		}
-	}
 	if c.Kernel != KernelMulMMID {
 		if err := tile.MoEWorkload(prob).CheckKernel(tile.KernelMulMVID); err != nil {
 			c.Reason = fmt.Sprintf("%v: llama.cpp has no kernel for it either", err)
@@ -318,8 +311,7 @@ func matchMulMatID(c Case, p hw.Params) (Case, error) {
 		c.Modelled = true
 		return c, nil
 	}
-	if prob.K%c.Variant.NK != 0 {
-		c.Reason = fmt.Sprintf("k = %d is not a multiple of nk = %d: the bounds-checked K tail is not modelled", prob.K, c.Variant.NK)
+	if c.Reason = untimedReason(c, tile.KernelMulMMID, c.Variant); c.Reason != "" {
 		return c, nil
 	}
 	c.Note = tile.Map0Missing(prob.Used)
@@ -383,8 +375,7 @@ func matchMulMat(c Case, p hw.Params) (Case, error) {
 	}
 	kern := tile.DenseWorkload(prob).Dispatch()
 	c.Kernel = kern.String()
-	if nk := tile.DenseGeometry(tile.Simdgroup).NK; kern == tile.KernelMulMM && prob.K%nk != 0 { // nk is the same on both paths
-		c.Reason = fmt.Sprintf("k = %d is not a multiple of %d: mul_mm's bounds-checked K tail (bc_inp) is not modelled", prob.K, nk)
+	if c.Reason = untimedReason(c, kern, c.Variant); c.Reason != "" {
 		return c, nil
 	}
 	if err := tile.DenseWorkload(prob).CheckKernel(kern); err != nil {
